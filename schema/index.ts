@@ -1,0 +1,6 @@
+/** The API contract shared by the speech service, the studio backend and the browser client. */
+export * from './errors.ts'
+export * from './markup.ts'
+export * from './realtime-tts.ts'
+export * from './speech.ts'
+export * from './voices.ts'

@@ -1,0 +1,45 @@
+// `npm test`: unit tests (Vitest) then end-to-end tests (Playwright), totalled on a last line
+// `N passed, N failed` as CI expects.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+
+const OUT = 'test-results'
+mkdirSync(OUT, { recursive: true })
+
+function run(name, command, args, env, reportFile, count) {
+  rmSync(reportFile, { force: true })
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  if (!existsSync(reportFile)) {
+    console.error(`${name}: no report was written (exit ${result.status}); counted as one failure`)
+    return { passed: 0, failed: 1 }
+  }
+  const totals = count(JSON.parse(readFileSync(reportFile, 'utf8')))
+  // A runner that failed without failing a test (a crash, a suite that did not load) still fails the run.
+  if (result.status !== 0 && totals.failed === 0) totals.failed = 1
+  return totals
+}
+
+const unit = run(
+  'vitest',
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/unit.json`],
+  {},
+  `${OUT}/unit.json`,
+  (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),
+)
+const e2e = run(
+  'playwright',
+  'npx',
+  ['playwright', 'test', '--reporter=list,json'],
+  { PLAYWRIGHT_JSON_OUTPUT_NAME: `${OUT}/e2e.json` },
+  `${OUT}/e2e.json`,
+  (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected }),
+)
+
+const passed = unit.passed + e2e.passed
+const failed = unit.failed + e2e.failed
+console.log(
+  `unit: ${unit.passed} passed, ${unit.failed} failed; e2e: ${e2e.passed} passed, ${e2e.failed} failed`,
+)
+console.log(`${passed} passed, ${failed} failed`)
+process.exitCode = failed > 0 ? 1 : 0

@@ -1,0 +1,62 @@
+import { join, resolve } from 'node:path'
+import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
+import { createSpeechService, type SpeechService } from './speech/app.ts'
+import { createStudio, type Upstream } from './studio/app.ts'
+import { openStudioDb, Settings } from './studio/store/db.ts'
+
+/**
+ * `npm start`: the studio backend, with the local speech service embedded unless SVC_BASE_URL points elsewhere.
+ * This is the composition root, the one place that knows both parts; the studio itself reaches the service
+ * over HTTP only.
+ */
+const dir = dataDir()
+const host = process.env.HOST ?? LOOPBACK
+const studioPort = envPort('PORT', DEFAULT_STUDIO_PORT)
+const logger = { level: process.env.LOG_LEVEL ?? 'warn' }
+
+const studioDb = openStudioDb(dir)
+const settings = new Settings(studioDb)
+let speech: SpeechService | undefined
+let upstream: Upstream
+
+if (process.env.SVC_BASE_URL) {
+  const apiKey = process.env.SVC_API_KEY
+  if (!apiKey)
+    throw new Error('SVC_BASE_URL is set but SVC_API_KEY is not: the backend needs a key for the service.')
+  upstream = { baseUrl: process.env.SVC_BASE_URL, apiKey, kind: 'remote' }
+} else {
+  speech = await createSpeechService({ dataDir: dir, logger })
+  const speechPort = envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
+  await speech.app.listen({ port: speechPort, host: LOOPBACK })
+  const address = speech.app.server.address()
+  const port = typeof address === 'object' && address ? address.port : speechPort
+  // Provision (once) an organization and key of the embedded service for the backend's own use.
+  let apiKey = settings.get('embedded_api_key')
+  if (!apiKey || !speech.keys.authenticate(apiKey)) {
+    apiKey = speech.keys.create({ kind: 'organization', org: 'local', label: 'studio backend' }).key
+    settings.set('embedded_api_key', apiKey)
+  }
+  upstream = { baseUrl: `http://${LOOPBACK}:${port}`, apiKey, kind: 'embedded' }
+}
+
+const studio = await createStudio({ upstream, staticDir: resolve('dist'), logger })
+await studio.listen({ port: studioPort, host })
+const address = studio.server.address()
+const shownPort = typeof address === 'object' && address ? address.port : studioPort
+console.log(
+  `Speech Studio: http://${host}:${shownPort}/ (speech service: ${upstream.kind}; data: ${join(dir)})`,
+)
+
+let closing = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return
+    closing = true
+    void (async () => {
+      await studio.close()
+      await speech?.close()
+      studioDb.close()
+      process.exit(0)
+    })()
+  })
+}

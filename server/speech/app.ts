@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
+import { ApiError, errorHandler, sendApiError } from './errors.ts'
+import { speechRoutes } from './routes/speech.ts'
+import { voiceCatalogRoutes } from './routes/voices.ts'
+import { SlotPool } from './slots.ts'
+import { openSpeechDb } from './store/db.ts'
+import { KeyStore } from './store/keys.ts'
+
+export interface SpeechServiceOptions {
+  dataDir: string
+  synthesizer?: Synthesizer
+  logger?: FastifyServerOptions['logger']
+  limits?: Partial<SpeechLimits>
+}
+
+export interface SpeechLimits {
+  /** Concurrent generations per organization or legacy key (spec 8). */
+  ttsPerOwner: number
+  /** Second-generation requests that may wait in line per owner, and for how long, before 429 / 503. */
+  ttsWaiters: number
+  ttsWaitMs: number
+}
+
+const DEFAULT_LIMITS: SpeechLimits = { ttsPerOwner: 2, ttsWaiters: 2, ttsWaitMs: 8000 }
+
+export interface SpeechService {
+  app: FastifyInstance
+  keys: KeyStore
+  synthesizer: Synthesizer
+  ttsSlots: SlotPool
+  close(): Promise<void>
+}
+
+/** The local speech service: the spec's HTTP API over the local engines, state in `dataDir`. */
+export async function createSpeechService(opts: SpeechServiceOptions): Promise<SpeechService> {
+  const db = openSpeechDb(opts.dataDir)
+  const keys = new KeyStore(db)
+  const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits }
+  const ttsSlots = new SlotPool(limits.ttsPerOwner, limits.ttsWaiters)
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    // Request ids are ours; a client-sent id header is not trusted.
+    requestIdHeader: false,
+    // Shutdown must not wait on streams whose clients stopped reading (Ctrl-C, tests).
+    forceCloseConnections: true,
+  })
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  // Fastify reads text/plain by default; the API takes only JSON and multipart, so plain text must be a 415.
+  app.removeContentTypeParser('text/plain')
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler((request, reply) =>
+    sendApiError(
+      reply,
+      new ApiError(404, 'detail', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+    ),
+  )
+  app.get('/health', async () => ({ status: 'ok', engines: { synthesis: true } }))
+  speechRoutes(app, { keys, synthesizer, ttsSlots, slotWaitMs: limits.ttsWaitMs })
+  voiceCatalogRoutes(app, { keys })
+  app.addHook('onClose', async () => {
+    if (!opts.synthesizer) await synthesizer.close()
+    db.close()
+  })
+  return { app, keys, synthesizer, ttsSlots, close: () => app.close() }
+}

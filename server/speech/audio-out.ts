@@ -1,0 +1,56 @@
+import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../schema/index.ts'
+
+/** Turns the engine's 24 kHz PCM16 chunks into the bytes of a response format, as they are produced. */
+
+const UNKNOWN_SIZE = 0xffff_ffff
+
+/** A 44-byte WAV header for 24 kHz mono PCM16. Without a known length it uses the streaming sentinel sizes. */
+export function wavHeader(dataBytes?: number): Buffer {
+  const h = Buffer.alloc(44)
+  h.write('RIFF', 0, 'ascii')
+  h.writeUInt32LE(dataBytes === undefined ? UNKNOWN_SIZE : 36 + dataBytes, 4)
+  h.write('WAVE', 8, 'ascii')
+  h.write('fmt ', 12, 'ascii')
+  h.writeUInt32LE(16, 16)
+  h.writeUInt16LE(1, 20)
+  h.writeUInt16LE(1, 22)
+  h.writeUInt32LE(SAMPLE_RATE, 24)
+  h.writeUInt32LE(SAMPLE_RATE * 2, 28)
+  h.writeUInt16LE(2, 32)
+  h.writeUInt16LE(16, 34)
+  h.write('data', 36, 'ascii')
+  h.writeUInt32LE(dataBytes ?? UNKNOWN_SIZE, 40)
+  return h
+}
+
+export function pcmBytes(samples: Int16Array): Buffer {
+  return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)
+}
+
+export const STREAMABLE_FORMATS: readonly ResponseFormat[] = ['pcm', 'wav']
+
+export async function* encodeStream(
+  format: ResponseFormat,
+  pcm: AsyncIterable<Int16Array>,
+): AsyncGenerator<Buffer> {
+  if (format === 'wav') yield wavHeader()
+  for await (const chunk of pcm) if (chunk.length > 0) yield pcmBytes(chunk)
+}
+
+/** Re-cuts a byte stream into pieces of exactly `size` bytes; the last piece may be shorter. */
+export async function* fixedSizePieces(
+  source: AsyncIterable<Buffer>,
+  size = PCM_DELTA_BYTES,
+): AsyncGenerator<Buffer> {
+  let pending: Buffer = Buffer.alloc(0)
+  for await (const buf of source) {
+    pending = pending.length === 0 ? buf : Buffer.concat([pending, buf])
+    let offset = 0
+    while (pending.length - offset >= size) {
+      yield pending.subarray(offset, offset + size)
+      offset += size
+    }
+    pending = pending.subarray(offset)
+  }
+  if (pending.length > 0) yield pending
+}

@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify'
+import { invalidKey, missingKey, missingPermission } from './errors.ts'
+import type { KeyStore, Permission, Principal } from './store/keys.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal
+  }
+}
+
+/** Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the spec's envelope. */
+export function authenticate(keys: KeyStore, request: FastifyRequest, permission: Permission): Principal {
+  const header = request.headers.authorization
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  if (!match) throw missingKey()
+  const principal = keys.authenticate(match[1] as string)
+  if (!principal) throw invalidKey()
+  if (!principal.permissions.has(permission)) throw missingPermission(permission)
+  request.principal = principal
+  return principal
+}

@@ -1,0 +1,134 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiErrorBody } from '../../schema/index.ts'
+
+/**
+ * Errors in the two shapes of spec section 7. An `envelope` error becomes `{error: {...}, request_id}`; a
+ * `detail` error (other parameter validation) becomes `{detail, param, request_id}`.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly shape: 'envelope' | 'detail',
+    message: string,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+    readonly type: string = 'invalid_request_error',
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+
+  body(requestId: string): ApiErrorBody {
+    return this.shape === 'envelope'
+      ? {
+          error: { message: this.message, type: this.type, param: this.param, code: this.code },
+          request_id: requestId,
+        }
+      : { detail: this.message, param: this.param, request_id: requestId }
+  }
+}
+
+export const invalidField = (param: string, message: string) =>
+  new ApiError(400, 'envelope', message, 'invalid_request_error', param)
+
+export const badRequest = (message: string, param: string | null = null) =>
+  new ApiError(400, 'detail', message, null, param)
+
+export const missingKey = () =>
+  new ApiError(
+    401,
+    'envelope',
+    'No API key was provided. Send it as "Authorization: Bearer <API_KEY>".',
+    'missing_api_key',
+    null,
+    'authentication_error',
+  )
+
+export const invalidKey = () =>
+  new ApiError(
+    401,
+    'envelope',
+    'The API key is not valid, has been revoked or has expired.',
+    'invalid_api_key',
+    null,
+    'authentication_error',
+  )
+
+export const missingPermission = (permission: string) =>
+  new ApiError(
+    403,
+    'envelope',
+    `This API key lacks the ${permission} permission.`,
+    'insufficient_permissions',
+    null,
+    'permission_error',
+  )
+
+export const voiceNotFound = () =>
+  new ApiError(
+    404,
+    'envelope',
+    'The voice does not exist or is not available to this key.',
+    'voice_not_found',
+    'voice',
+  )
+
+export const rateLimited = (headers: Record<string, string>) =>
+  new ApiError(
+    429,
+    'envelope',
+    'Too many concurrent requests for this organization. Retry after the Retry-After delay.',
+    'rate_limit_exceeded',
+    null,
+    'rate_limit_error',
+    { ...headers, 'retry-after': '1' },
+  )
+
+export const noGenerationSlot = () =>
+  new ApiError(
+    503,
+    'envelope',
+    'No generation slot became free in time. Retry after the Retry-After delay.',
+    'service_unavailable',
+    null,
+    'server_error',
+    { 'retry-after': '1' },
+  )
+
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  return reply
+    .code(err.status)
+    .headers(err.headers)
+    .header('cache-control', 'no-store')
+    .send(err.body(String(reply.request.id)))
+}
+
+/** Maps Fastify's own errors (body too large, bad JSON, wrong content type) into the spec's shapes. */
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) return sendApiError(reply, error)
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendApiError(
+        reply,
+        new ApiError(413, 'detail', 'The request body is larger than the limit for this route.'),
+      )
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendApiError(
+        reply,
+        new ApiError(
+          415,
+          'detail',
+          'Unsupported content type: send application/json or multipart/form-data.',
+        ),
+      )
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return sendApiError(reply, badRequest('The request body is not valid JSON.'))
+  }
+  if (error.statusCode && error.statusCode < 500) return sendApiError(reply, badRequest(error.message))
+  request.log.error({ err: error }, 'unhandled error')
+  return sendApiError(
+    reply,
+    new ApiError(500, 'envelope', 'Internal error.', 'internal_error', null, 'server_error'),
+  )
+}

@@ -1,0 +1,75 @@
+import { dataDir, parseFlags } from '../config.ts'
+import { openSpeechDb } from './store/db.ts'
+import { type KeyKind, KeyStore, parsePermissions } from './store/keys.ts'
+
+/**
+ * `npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions a,b] [--data DIR]` prints the new
+ * key as its last line; `list` and `revoke KEY_ID` manage existing keys.
+ */
+const USAGE = `usage: npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions tts:generate,...] [--data DIR]
+       npm run keys -- list [--data DIR]
+       npm run keys -- revoke KEY_ID [--data DIR]`
+
+function main(argv: string[]): number {
+  const { flags, positional } = parseFlags(argv, {
+    org: 'string',
+    legacy: 'boolean',
+    ephemeral: 'boolean',
+    permissions: 'string',
+    data: 'string',
+    label: 'string',
+  })
+  const [command, ...rest] = positional
+  const db = openSpeechDb(dataDir(flags.data as string | undefined))
+  const keys = new KeyStore(db)
+  try {
+    switch (command) {
+      case 'create': {
+        if (flags.legacy && flags.ephemeral) throw new Error('a key is either --legacy or --ephemeral')
+        const kind: KeyKind = flags.legacy ? 'legacy' : flags.ephemeral ? 'ephemeral' : 'organization'
+        const org = flags.org as string | undefined
+        if (!org && kind !== 'legacy') throw new Error('--org NAME is required')
+        const { id, key } = keys.create({
+          kind,
+          org,
+          label: (flags.label as string | undefined) ?? org,
+          permissions: flags.permissions ? parsePermissions(flags.permissions as string) : undefined,
+        })
+        console.log(`created ${kind} key ${id}${org && kind !== 'legacy' ? ` for ${org}` : ''}`)
+        console.log(key)
+        return 0
+      }
+      case 'list':
+        for (const k of keys.list()) {
+          const state = k.revokedAt
+            ? 'revoked'
+            : k.expiresAt && k.expiresAt * 1000 < Date.now()
+              ? 'expired'
+              : 'active'
+          console.log(
+            [k.id, k.kind, k.orgName ?? '-', `${k.prefix}…`, k.permissions.join(','), state].join('\t'),
+          )
+        }
+        return 0
+      case 'revoke': {
+        const id = rest[0]
+        if (!id) throw new Error('revoke needs a KEY_ID (see list)')
+        if (!keys.revoke(id)) throw new Error(`no active key ${id}`)
+        console.log(`revoked ${id}`)
+        return 0
+      }
+      default:
+        console.error(USAGE)
+        return 2
+    }
+  } finally {
+    db.close()
+  }
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2))
+} catch (err) {
+  console.error(`keys: ${(err as Error).message}`)
+  process.exitCode = 2
+}

@@ -1,0 +1,19 @@
+import { DEFAULT_SPEECH_PORT, dataDir, envPort, LOOPBACK, parseFlags } from '../config.ts'
+import { createSpeechService } from './app.ts'
+
+/** `npm run speech -- --port N --data DIR [--host H]`: the local speech service on its own. */
+const { flags } = parseFlags(process.argv.slice(2), { port: 'string', data: 'string', host: 'string' })
+const port = flags.port ? Number(flags.port) : envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
+const host = (flags.host as string | undefined) ?? process.env.SPEECH_HOST ?? LOOPBACK
+
+const service = await createSpeechService({
+  dataDir: dataDir(flags.data as string | undefined),
+  logger: { level: process.env.LOG_LEVEL ?? 'info' },
+})
+await service.app.listen({ port, host })
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void service.close().then(() => process.exit(0))
+  })
+}

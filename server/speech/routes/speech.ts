@@ -1,0 +1,122 @@
+import { Readable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import {
+  CONTENT_TYPES,
+  isSecondGen,
+  MAX_SPEECH_BODY_BYTES,
+  SAMPLE_RATE,
+  type SpeechSseEvent,
+  type Usage,
+} from '../../../schema/index.ts'
+import { type Synthesizer, voiceParamsFor } from '../../engine/index.ts'
+import { encodeStream, fixedSizePieces, pcmBytes, STREAMABLE_FORMATS, wavHeader } from '../audio-out.ts'
+import { authenticate } from '../auth.ts'
+import { badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
+import type { SlotPool } from '../slots.ts'
+import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
+import type { KeyStore } from '../store/keys.ts'
+
+export interface SpeechRouteDeps {
+  keys: KeyStore
+  synthesizer: Synthesizer
+  ttsSlots: SlotPool
+  /** How long a second-generation request waits in line for a slot before 503 (spec 8: about 8 s). */
+  slotWaitMs: number
+}
+
+/** Audio tokens per second of the second-generation model (2.8 rule 5); the 0.8 models report usage in them. */
+const AUDIO_TOKENS_PER_SECOND = 25
+
+function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
+  const audioSeconds = samples / SAMPLE_RATE
+  // Token counts are always 0 for the second generation (6.1); for 0.8 they are estimates, see docs/api.md.
+  const input = isSecondGen(req.model) ? 0 : Math.ceil(req.input.length / 4)
+  const output = isSecondGen(req.model) ? 0 : Math.round(audioSeconds * AUDIO_TOKENS_PER_SECOND)
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    audio_seconds: Math.round(audioSeconds * 1000) / 1000,
+    input_characters: req.input.length,
+  }
+}
+
+const sseFrame = (event: SpeechSseEvent) => `data: ${JSON.stringify(event)}\n\n`
+
+export function speechRoutes(
+  app: FastifyInstance,
+  { keys, synthesizer, ttsSlots, slotWaitMs }: SpeechRouteDeps,
+) {
+  app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
+    const principal = authenticate(keys, request, 'tts:generate')
+    const req = resolveSpeechRequest(request.body)
+    if (req.voice.kind === 'saved') throw voiceNotFound()
+    if (req.voice.kind === 'inline')
+      throw badRequest('Inline reference voices are not available yet.', 'voice')
+    if (!STREAMABLE_FORMATS.includes(req.responseFormat)) {
+      throw badRequest(
+        `response_format "${req.responseFormat}" is not available yet; use pcm or wav.`,
+        'response_format',
+      )
+    }
+    const voice = voiceParamsFor(req.voice.id)
+    if (!voice) throw voiceNotFound()
+
+    // The client going away must stop synthesis at once, free the engine and give back the slot.
+    const abort = new AbortController()
+    reply.raw.on('close', () => abort.abort())
+    const acquired = await ttsSlots.acquire(
+      principal.ownerId,
+      isSecondGen(req.model) ? slotWaitMs : 0,
+      abort.signal,
+    )
+    if (!('slot' in acquired)) {
+      if (acquired.rejected === 'timeout') throw noGenerationSlot()
+      throw rateLimited({
+        'x-ratelimit-limit-concurrent-requests': String(ttsSlots.limit),
+        'x-ratelimit-remaining-concurrent-requests': '0',
+      })
+    }
+    reply.raw.on('close', () => acquired.slot.release())
+
+    let samples = 0
+    const pcm = (async function* () {
+      for await (const chunk of synthesizer.synthesize({
+        text: req.input,
+        voice,
+        speed: req.speed,
+        signal: abort.signal,
+      })) {
+        samples += chunk.length
+        yield chunk
+      }
+    })()
+
+    reply.headers({
+      'x-model': req.model,
+      'x-stream-format': req.streamFormat,
+      'cache-control': 'no-store',
+    })
+
+    if (req.streamFormat === 'sse') {
+      reply.header('content-type', 'text/event-stream')
+      const frames = async function* () {
+        for await (const piece of fixedSizePieces(encodeStream(req.responseFormat, pcm))) {
+          yield sseFrame({ type: 'speech.audio.delta', audio: piece.toString('base64') })
+        }
+        yield sseFrame({ type: 'speech.audio.done', usage: usageFor(req, samples) })
+      }
+      return reply.send(Readable.from(frames()))
+    }
+
+    reply.header('content-type', CONTENT_TYPES[req.responseFormat])
+    if (!req.stream) {
+      // One complete file, sent only after the whole text is generated (4.1).
+      const chunks: Buffer[] = []
+      for await (const chunk of pcm) chunks.push(pcmBytes(chunk))
+      const data = Buffer.concat(chunks)
+      return reply.send(req.responseFormat === 'wav' ? Buffer.concat([wavHeader(data.length), data]) : data)
+    }
+    return reply.send(Readable.from(encodeStream(req.responseFormat, pcm)))
+  })
+}

@@ -1,0 +1,96 @@
+/**
+ * Per-owner concurrency slots (spec 8): a fixed number of slots per organization (or legacy key), an optional
+ * bounded FIFO of waiters with a deadline. A slot is released exactly once, however often release() is called.
+ */
+export interface Slot {
+  release(): void
+}
+
+interface Waiter {
+  grant(slot: Slot): void
+  timer: NodeJS.Timeout
+}
+
+interface OwnerState {
+  held: number
+  waiters: Waiter[]
+}
+
+export type AcquireResult = { slot: Slot } | { rejected: 'full' | 'timeout' }
+
+export class SlotPool {
+  private readonly owners = new Map<string, OwnerState>()
+
+  constructor(
+    readonly limit: number,
+    /** How many requests of one owner may wait for a slot at once; more are rejected at once. */
+    readonly maxWaiters = 0,
+  ) {}
+
+  /** Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line. */
+  acquire(owner: string, waitMs = 0, signal?: AbortSignal): Promise<AcquireResult> {
+    const state = this.state(owner)
+    if (state.held < this.limit) return Promise.resolve({ slot: this.grant(owner, state) })
+    if (waitMs <= 0 || state.waiters.length >= this.maxWaiters) return Promise.resolve({ rejected: 'full' })
+    return new Promise((resolve) => {
+      const leave = (result: AcquireResult) => {
+        clearTimeout(waiter.timer)
+        signal?.removeEventListener('abort', onAbort)
+        state.waiters.splice(state.waiters.indexOf(waiter), 1)
+        this.forget(owner, state)
+        resolve(result)
+      }
+      const onAbort = () => leave({ rejected: 'timeout' })
+      const waiter: Waiter = {
+        grant: (slot) => {
+          clearTimeout(waiter.timer)
+          signal?.removeEventListener('abort', onAbort)
+          resolve({ slot })
+        },
+        timer: setTimeout(() => leave({ rejected: 'timeout' }), waitMs),
+      }
+      state.waiters.push(waiter)
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  held(owner?: string): number {
+    if (owner !== undefined) return this.owners.get(owner)?.held ?? 0
+    let total = 0
+    for (const s of this.owners.values()) total += s.held
+    return total
+  }
+
+  private state(owner: string): OwnerState {
+    let state = this.owners.get(owner)
+    if (!state) {
+      state = { held: 0, waiters: [] }
+      this.owners.set(owner, state)
+    }
+    return state
+  }
+
+  private grant(owner: string, state: OwnerState): Slot {
+    state.held++
+    let released = false
+    return {
+      release: () => {
+        if (released) return
+        released = true
+        // Hand the slot straight to the first waiter, so a newcomer cannot overtake the line.
+        const next = state.waiters.shift()
+        if (next) {
+          state.held--
+          next.grant(this.grant(owner, state))
+          return
+        }
+        state.held--
+        this.forget(owner, state)
+      },
+    }
+  }
+
+  private forget(owner: string, state: OwnerState) {
+    if (state.held === 0 && state.waiters.length === 0) this.owners.delete(owner)
+  }
+}

@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+
+export type StudioDb = Database.Database
+
+const MIGRATIONS: string[] = [`CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`]
+
+export function openStudioDb(dir: string): StudioDb {
+  mkdirSync(dir, { recursive: true })
+  const db = new Database(join(dir, 'studio.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  const version = db.pragma('user_version', { simple: true }) as number
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] as string)
+      db.pragma(`user_version = ${v + 1}`)
+    })()
+  }
+  return db
+}
+
+/** Small persistent settings of the backend, such as the key it provisioned for the embedded service. */
+export class Settings {
+  constructor(private readonly db: StudioDb) {}
+
+  get(name: string): string | undefined {
+    return (
+      this.db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined
+    )?.value
+  }
+
+  set(name: string, value: string): void {
+    this.db
+      .prepare(
+        'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+      )
+      .run(name, value)
+  }
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSpeechService, type SpeechService, type SpeechServiceOptions } from '../speech/app.ts'
+
+/** A real local speech service on an ephemeral loopback port with a throwaway data directory, for tests. */
+export interface RunningService {
+  service: SpeechService
+  baseUrl: string
+  /** An organization key with every permission. */
+  apiKey: string
+  close(): Promise<void>
+}
+
+export async function startSpeechService(opts: Partial<SpeechServiceOptions> = {}): Promise<RunningService> {
+  const dir = mkdtempSync(join(tmpdir(), 'speech-test-'))
+  const service = await createSpeechService({ ...opts, dataDir: dir })
+  await service.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = service.app.server.address()
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return {
+    service,
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    apiKey: service.keys.create({ kind: 'organization', org: 'test-org' }).key,
+    async close() {
+      await service.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Reads an SSE body into its parsed `data:` events, failing on anything that is not a data frame. */
+export async function readSse(response: Response): Promise<Array<Record<string, unknown>>> {
+  const text = await response.text()
+  const frames = text.split('\n\n').filter((f) => f.length > 0)
+  return frames.map((frame) => {
+    if (!frame.startsWith('data: ') || frame.includes('\n'))
+      throw new Error(`not a single data line: ${frame}`)
+    return JSON.parse(frame.slice(6)) as Record<string, unknown>
+  })
+}

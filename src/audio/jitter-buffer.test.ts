@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest'
+import { JitterBuffer } from './jitter-buffer.ts'
+
+const RATE = 24_000
+const quantum = () => new Float32Array(128)
+const tone = (frames: number, level = 0.5) =>
+  Float32Array.from({ length: frames }, (_, i) => level * Math.sin(i / 3))
+
+function buffer(outputRate = 48_000) {
+  return new JitterBuffer({ sourceRate: RATE, outputRate, capacityFrames: RATE * 2, fadeFrames: 240 })
+}
+
+/** Renders quanta until the state leaves `state` or the limit is hit; returns the quanta rendered. */
+function renderWhile(jb: JitterBuffer, state: string, limit = 10_000) {
+  const out: Float32Array[] = []
+  while (jb.counters.state === state && out.length < limit) {
+    const q = quantum()
+    jb.render(q)
+    out.push(q)
+  }
+  return out
+}
+
+describe('JitterBuffer', () => {
+  it('stays silent until the prebuffer target, then plays', () => {
+    const jb = buffer()
+    jb.start(200)
+    jb.push(tone(4000))
+    const q = quantum()
+    jb.render(q)
+    expect(jb.counters.state).toBe('prebuffering')
+    expect(q.every((s) => s === 0)).toBe(true)
+    jb.push(tone(800)) // 4800 frames = 200 ms
+    expect(jb.render(q)).toBe(true)
+    expect(jb.counters.state).toBe('playing')
+  })
+
+  it('plays every frame of a stream shorter than the target once it ends', () => {
+    const jb = buffer()
+    jb.start(350)
+    jb.push(tone(2400))
+    jb.end()
+    renderWhile(jb, 'draining')
+    expect(jb.counters).toMatchObject({
+      state: 'ended',
+      framesReceived: 2400,
+      framesPlayed: 2400,
+      underruns: 0,
+    })
+  })
+
+  it('on underrun outputs zeros, counts it, and prebuffers again instead of stopping', () => {
+    const jb = buffer()
+    jb.start(100)
+    jb.push(tone(2400))
+    renderWhile(jb, 'prebuffering')
+    renderWhile(jb, 'playing')
+    expect(jb.counters).toMatchObject({ state: 'prebuffering', underruns: 1, framesPlayed: 2400 })
+    const q = quantum()
+    jb.render(q)
+    expect(q.every((s) => s === 0)).toBe(true)
+    jb.push(tone(2400))
+    jb.render(q)
+    expect(jb.counters.state).toBe('playing')
+  })
+
+  it('counts no underrun when the stream simply ends', () => {
+    const jb = buffer(44_100)
+    jb.start(200)
+    for (let i = 0; i < 10; i++) jb.push(tone(2400))
+    renderWhile(jb, 'prebuffering')
+    jb.end()
+    renderWhile(jb, 'playing')
+    renderWhile(jb, 'draining')
+    expect(jb.counters).toMatchObject({ state: 'ended', underruns: 0, framesPlayed: 24_000 })
+    expect(jb.counters.peak).toBeGreaterThan(0.45)
+    expect(jb.counters.nonSilentFrames).toBeGreaterThan(20_000)
+  })
+
+  it('fades out on stop within the fade length, never jumping', () => {
+    const jb = buffer()
+    jb.start(50)
+    jb.push(Float32Array.from({ length: 24_000 }, () => 0.8))
+    renderWhile(jb, 'prebuffering')
+    for (let i = 0; i < 5; i++) jb.render(quantum())
+    jb.stop()
+    const quanta = renderWhile(jb, 'playing')
+    const samples = quanta.flatMap((q) => Array.from(q))
+    expect(jb.counters.state).toBe('stopped')
+    expect(samples.length).toBeLessThanOrEqual(256)
+    for (let i = 1; i < samples.length; i++)
+      expect(Math.abs((samples[i] ?? 0) - (samples[i - 1] ?? 0))).toBeLessThan(0.01)
+    expect(samples.at(-1)).toBe(0)
+    expect(jb.push(tone(100))).toBe(0)
+  })
+
+  it('refuses what does not fit and keeps what it accepted', () => {
+    const jb = buffer()
+    jb.start(200)
+    expect(jb.push(tone(RATE * 3))).toBe(RATE * 2)
+    expect(jb.counters.framesReceived).toBe(RATE * 2)
+    expect(jb.counters.bufferedMs).toBe(2000)
+  })
+
+  it('starts afresh: counters of the previous stream are gone', () => {
+    const jb = buffer()
+    jb.start(100)
+    jb.push(tone(1000))
+    jb.end()
+    renderWhile(jb, 'draining')
+    jb.start(100)
+    expect(jb.counters).toMatchObject({ state: 'prebuffering', framesReceived: 0, framesPlayed: 0, peak: 0 })
+  })
+})

@@ -1,0 +1,176 @@
+import { RingBuffer } from './ring-buffer.ts'
+import { StreamResampler } from './stream-resampler.ts'
+
+/**
+ * The playback logic of the worklet, free of Web Audio so it runs in unit tests: a ring of 24 kHz samples that
+ * waits for its prebuffer target, plays, rides out underruns by emitting silence and prebuffering again, drains
+ * after the last chunk and fades out on stop.
+ */
+
+export type PlayerState = 'idle' | 'prebuffering' | 'playing' | 'draining' | 'ended' | 'stopped'
+
+export interface JitterCounters {
+  state: PlayerState
+  /** Source audio waiting in the ring, in milliseconds. */
+  bufferedMs: number
+  /** Times the ring ran dry while more audio was still due. */
+  underruns: number
+  /** Source frames accepted into the ring. */
+  framesReceived: number
+  /** Source frames read out of the ring into the output. */
+  framesPlayed: number
+  /** Source frames played whose level was above -60 dBFS. */
+  nonSilentFrames: number
+  /** Largest absolute output sample. */
+  peak: number
+}
+
+export interface JitterBufferOptions {
+  sourceRate: number
+  outputRate: number
+  /** Ring size in source frames. */
+  capacityFrames: number
+  /** Length of the stop fade in output frames. */
+  fadeFrames: number
+}
+
+const SILENCE = 0.001
+/** Zeros that push the interpolator's last real samples out after the final chunk. */
+const TAIL_PADDING = new Float32Array(3)
+
+export class JitterBuffer {
+  private readonly ring: RingBuffer
+  private readonly resampler: StreamResampler
+  private state: PlayerState = 'idle'
+  private prebufferFrames = 0
+  private inputEnded = false
+  private paddingLeft = 0
+  private fadeLeft = 0
+  private underruns = 0
+  private framesReceived = 0
+  private framesPlayed = 0
+  private nonSilentFrames = 0
+  private peak = 0
+  /** Whether a sample above silence has left yet, to report the first audible output once. */
+  private heard = false
+
+  constructor(private readonly opts: JitterBufferOptions) {
+    this.ring = new RingBuffer(opts.capacityFrames)
+    this.resampler = new StreamResampler(opts.sourceRate, opts.outputRate)
+  }
+
+  /** Begins a new stream, forgetting any previous one. */
+  start(prebufferMs: number) {
+    this.ring.clear()
+    this.resampler.reset()
+    this.prebufferFrames = Math.min(
+      this.opts.capacityFrames,
+      Math.round((prebufferMs / 1000) * this.opts.sourceRate),
+    )
+    this.state = 'prebuffering'
+    this.inputEnded = false
+    this.paddingLeft = 0
+    this.fadeLeft = 0
+    this.underruns = 0
+    this.framesReceived = 0
+    this.framesPlayed = 0
+    this.nonSilentFrames = 0
+    this.peak = 0
+    this.heard = false
+  }
+
+  /** Adds source samples; returns how many fitted (the rest is the caller's back-pressure error). */
+  push(samples: Float32Array): number {
+    if (this.inputEnded || (this.state !== 'prebuffering' && this.state !== 'playing')) return 0
+    const written = this.ring.write(samples)
+    this.framesReceived += written
+    return written
+  }
+
+  /** No more input: play what is buffered, however short of the prebuffer target. */
+  end() {
+    if (this.inputEnded || this.state === 'idle' || this.state === 'ended' || this.state === 'stopped') return
+    this.inputEnded = true
+    this.paddingLeft = TAIL_PADDING.length
+    this.state = 'draining'
+  }
+
+  /** Fades out over `fadeFrames`, then silence. */
+  stop() {
+    if (this.state === 'idle' || this.state === 'ended' || this.state === 'stopped') return
+    this.fadeLeft = this.state === 'prebuffering' ? 0 : this.opts.fadeFrames
+    if (this.fadeLeft === 0) this.finish('stopped')
+    else this.inputEnded = true
+  }
+
+  /**
+   * Fills one render quantum. Returns true when this quantum held the first audible sample of the stream, so the
+   * caller can timestamp it.
+   */
+  render(out: Float32Array): boolean {
+    out.fill(0)
+    if (this.state === 'prebuffering' && this.ring.available >= this.prebufferFrames) this.state = 'playing'
+    if (this.state !== 'playing' && this.state !== 'draining') return false
+
+    const written = this.resampler.render(out, 0, this.nextSample)
+    if (written < out.length) {
+      if (this.state === 'draining' && this.fadeLeft === 0) this.finish('ended')
+      else if (this.fadeLeft === 0) {
+        // Ran dry mid-stream: silence, then wait for the prebuffer target again rather than stutter.
+        this.underruns++
+        this.state = 'prebuffering'
+      }
+    }
+    if (this.fadeLeft > 0) this.applyFade(out)
+    return this.measure(out)
+  }
+
+  get counters(): JitterCounters {
+    return {
+      state: this.state,
+      bufferedMs: (this.ring.available / this.opts.sourceRate) * 1000,
+      underruns: this.underruns,
+      framesReceived: this.framesReceived,
+      framesPlayed: this.framesPlayed,
+      nonSilentFrames: this.nonSilentFrames,
+      peak: this.peak,
+    }
+  }
+
+  private readonly nextSample = (): number | undefined => {
+    const sample = this.ring.shift()
+    if (sample !== undefined) {
+      this.framesPlayed++
+      if (Math.abs(sample) > SILENCE) this.nonSilentFrames++
+      return sample
+    }
+    if (this.inputEnded && this.paddingLeft > 0) return TAIL_PADDING[--this.paddingLeft]
+    return undefined
+  }
+
+  private applyFade(out: Float32Array) {
+    const total = this.opts.fadeFrames
+    for (let i = 0; i < out.length; i++) {
+      if (this.fadeLeft > 0) {
+        out[i] = (out[i] ?? 0) * (this.fadeLeft / total)
+        this.fadeLeft--
+      } else out[i] = 0
+    }
+    if (this.fadeLeft === 0) this.finish('stopped')
+  }
+
+  private measure(out: Float32Array): boolean {
+    let peak = 0
+    for (const s of out) peak = Math.max(peak, Math.abs(s))
+    this.peak = Math.max(this.peak, peak)
+    if (this.heard || peak <= SILENCE) return false
+    this.heard = true
+    return true
+  }
+
+  private finish(state: 'ended' | 'stopped') {
+    this.state = state
+    this.ring.clear()
+    this.fadeLeft = 0
+  }
+}

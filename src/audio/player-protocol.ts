@@ -1,0 +1,24 @@
+import type { JitterCounters } from './jitter-buffer.ts'
+
+/** Messages between PcmPlayer (main thread) and the 'pcm-player' worklet processor. */
+
+export const PROCESSOR_NAME = 'pcm-player'
+export const SOURCE_RATE = 24_000
+
+export type ToProcessor =
+  /** `stream` numbers the stream so late counters of a previous one can be told apart. */
+  | { type: 'start'; stream: number; prebufferMs: number }
+  /** Transferred, not copied. */
+  | { type: 'chunk'; samples: Float32Array }
+  | { type: 'end' }
+  | { type: 'stop' }
+
+export type FromProcessor =
+  | { type: 'stats'; stream: number; counters: JitterCounters }
+  /** The first audible sample of the stream left the worklet in the quantum just rendered. */
+  | { type: 'first-sample'; stream: number }
+
+export interface ProcessorOptions {
+  capacityFrames: number
+  fadeMs: number
+}

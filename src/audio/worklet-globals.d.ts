@@ -1,0 +1,13 @@
+/** The AudioWorkletGlobalScope names the worklet module uses; TypeScript's DOM library does not declare them. */
+
+declare const sampleRate: number
+
+declare class AudioWorkletProcessor {
+  readonly port: MessagePort
+  constructor(options?: AudioWorkletNodeOptions)
+}
+
+declare function registerProcessor(
+  name: string,
+  processorCtor: new (options: AudioWorkletNodeOptions) => AudioWorkletProcessor,
+): void
