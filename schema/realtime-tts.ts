@@ -10,7 +10,7 @@ export const TTS_IDLE_TIMEOUT_MS = 5 * 60_000
 export const TTS_SESSION_MS = 2 * 60 * 60_000
 
 /** Numbers arrive as query strings; anything that is not a plain number stays a string and fails validation. */
-const queryNumber = (schema: z.ZodType) =>
+const queryNumber = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v), schema)
 
 export const realtimeTtsQuerySchema = z.strictObject({

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto'
+import websocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '../../schema/index.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { ApiError, errorHandler, sendApiError } from './errors.ts'
 import { speechRoutes } from './routes/speech.ts'
+import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
 import { SlotPool } from './slots.ts'
 import { openSpeechDb } from './store/db.ts'
@@ -21,9 +24,20 @@ export interface SpeechLimits {
   /** Second-generation requests that may wait in line per owner, and for how long, before 429 / 503. */
   ttsWaiters: number
   ttsWaitMs: number
+  /** Text-input WebSocket: idle timeout and session duration (spec 8). */
+  ttsIdleMs: number
+  ttsSessionMs: number
 }
 
-const DEFAULT_LIMITS: SpeechLimits = { ttsPerOwner: 2, ttsWaiters: 2, ttsWaitMs: 8000 }
+const DEFAULT_LIMITS: SpeechLimits = {
+  ttsPerOwner: 2,
+  ttsWaiters: 2,
+  ttsWaitMs: 8000,
+  ttsIdleMs: TTS_IDLE_TIMEOUT_MS,
+  ttsSessionMs: TTS_SESSION_MS,
+}
+/** The largest WebSocket message of any socket (realtime transcription, spec 8); smaller limits are per route. */
+const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
 
 export interface SpeechService {
   app: FastifyInstance
@@ -60,9 +74,17 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
       new ApiError(404, 'detail', `No route for ${request.method} ${request.url.split('?')[0]}.`),
     ),
   )
+  await app.register(websocket, { options: { maxPayload: MAX_WS_MESSAGE_BYTES } })
   app.get('/health', async () => ({ status: 'ok', engines: { synthesis: true } }))
   speechRoutes(app, { keys, synthesizer, ttsSlots, slotWaitMs: limits.ttsWaitMs })
   voiceCatalogRoutes(app, { keys })
+  ttsRealtimeRoutes(app, {
+    keys,
+    synthesizer,
+    ttsSlots,
+    idleMs: limits.ttsIdleMs,
+    maxSessionMs: limits.ttsSessionMs,
+  })
   app.addHook('onClose', async () => {
     if (!opts.synthesizer) await synthesizer.close()
     db.close()
