@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path'
 import { chromium } from '@playwright/test'
 import { createSpeechService } from '../server/speech/app.ts'
 import { createStudio } from '../server/studio/app.ts'
+import { openStudioDb } from '../server/studio/store/db.ts'
+import { sessionHeaders } from '../server/testing/studio.ts'
 import { summary } from './stats.ts'
 
 const PLAYS = 20
@@ -20,11 +22,17 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-ttfa-'))
 const speech = await createSpeechService({ dataDir: dir })
 const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
 const apiKey = speech.keys.create({ kind: 'organization', org: 'bench' }).key
+const studioDb = openStudioDb(dir)
 const studio = await createStudio({
   upstream: { baseUrl: speechUrl, apiKey, kind: 'embedded' },
+  db: studioDb,
+  autoLocalAdmin: true,
   staticDir: resolve('dist'),
 })
 const studioUrl = await studio.listen({ port: 0, host: '127.0.0.1' })
+// The automatic local admin session, as the studio page gets it.
+const me = await fetch(`${studioUrl}/api/auth/me`)
+const session = sessionHeaders(me, (await me.json()) as { csrfToken: string })
 
 /** Milliseconds from sending the request to the first body bytes (the first SSE delta). */
 async function timeToFirstByte(url: string, headers: Record<string, string>): Promise<number> {
@@ -47,7 +55,7 @@ const added: number[] = []
 await timeToFirstByte(`${speechUrl}/v1/audio/speech`, { authorization: `Bearer ${apiKey}` }) // warm-up
 for (let i = 0; i < PLAYS; i++) {
   const d = await timeToFirstByte(`${speechUrl}/v1/audio/speech`, { authorization: `Bearer ${apiKey}` })
-  const p = await timeToFirstByte(`${studioUrl}/api/v1/audio/speech`, {})
+  const p = await timeToFirstByte(`${studioUrl}/api/v1/audio/speech`, { ...session })
   direct.push(d)
   proxied.push(p)
   added.push(p - d)
@@ -83,6 +91,7 @@ for (let i = 0; i <= PLAYS; i++) {
 }
 await browser.close()
 await studio.close()
+studioDb.close()
 await speech.close()
 rmSync(dir, { recursive: true, force: true })
 

@@ -39,7 +39,14 @@ if (process.env.SVC_BASE_URL) {
   upstream = { baseUrl: `http://${LOOPBACK}:${port}`, apiKey, kind: 'embedded' }
 }
 
-const studio = await createStudio({ upstream, staticDir: resolve('dist'), logger })
+const studio = await createStudio({
+  upstream,
+  db: studioDb,
+  // Without users, a loopback studio on the embedded service opens itself to whoever is at this machine — never more.
+  autoLocalAdmin: host === LOOPBACK && upstream.kind === 'embedded',
+  staticDir: resolve('dist'),
+  logger,
+})
 await studio.listen({ port: studioPort, host })
 const address = studio.server.address()
 const shownPort = typeof address === 'object' && address ? address.port : studioPort

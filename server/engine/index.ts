@@ -1,3 +1,4 @@
+export { type CompressedFormat, encodeCompressed } from './codecs/encode.ts'
 export { createEspeakSynthesizer, type EspeakSynthesizerOptions } from './espeak/pool.ts'
 export {
   OUTPUT_SAMPLE_RATE,

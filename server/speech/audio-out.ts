@@ -1,4 +1,5 @@
 import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../schema/index.ts'
+import { encodeCompressed } from '../engine/index.ts'
 
 /** Turns the engine's 24 kHz PCM16 chunks into the bytes of a response format, as they are produced. */
 
@@ -27,14 +28,20 @@ export function pcmBytes(samples: Int16Array): Buffer {
   return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)
 }
 
-export const STREAMABLE_FORMATS: readonly ResponseFormat[] = ['pcm', 'wav']
-
+/** The bytes of `format` as the PCM arrives: raw or WAV directly, the compressed formats through their encoders. */
 export async function* encodeStream(
   format: ResponseFormat,
   pcm: AsyncIterable<Int16Array>,
+  signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  if (format === 'wav') yield wavHeader()
-  for await (const chunk of pcm) if (chunk.length > 0) yield pcmBytes(chunk)
+  if (format === 'pcm' || format === 'wav') {
+    if (format === 'wav') yield wavHeader()
+    for await (const chunk of pcm) if (chunk.length > 0) yield pcmBytes(chunk)
+    return
+  }
+  for await (const bytes of encodeCompressed(format, pcm, { sampleRate: SAMPLE_RATE, signal })) {
+    yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
 }
 
 /** Re-cuts a byte stream into pieces of exactly `size` bytes; the last piece may be shorter. */

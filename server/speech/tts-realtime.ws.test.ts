@@ -15,7 +15,7 @@ let quick: RunningService
 beforeAll(async () => {
   ;[svc, quick] = await Promise.all([
     startSpeechService(),
-    startSpeechService({ limits: { ttsIdleMs: 400, ttsSessionMs: 2500 } }),
+    startSpeechService({ limits: { ttsIdleMs: 400, ttsSessionMs: 6000 } }),
   ])
 })
 afterAll(async () => {
@@ -213,7 +213,7 @@ describe('limits, at their boundaries', () => {
   it('closes a session at its duration limit even while the client keeps sending', async () => {
     const c = await open('', quick.apiKey, quick)
     const timer = setInterval(() => c.sendJson({ type: 'input_text.commit' }), 100)
-    await c.next(isError('session_duration_exceeded'), 10_000)
+    await c.next(isError('session_duration_exceeded'), 15_000)
     clearInterval(timer)
     expect((await c.closed).code).toBe(1008)
     await expect.poll(() => quick.service.ttsSlots.held()).toBe(0)

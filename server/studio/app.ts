@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import httpProxy from '@fastify/http-proxy'
 import fastifyStatic from '@fastify/static'
+import websocket from '@fastify/websocket'
 import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import { upstreamAccess } from './access.ts'
+import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
+import type { StudioDb } from './store/db.ts'
+import { SessionStore } from './store/sessions.ts'
+import { UserStore } from './store/users.ts'
+import { registerWsBridge } from './ws-bridge.ts'
 
 /** Where the backend sends the studio's speech requests, and the durable key it injects (never sent to browsers). */
 export interface Upstream {
@@ -13,53 +20,78 @@ export interface Upstream {
 
 export interface StudioOptions {
   upstream: Upstream
+  db: StudioDb
+  /** Open an admin session without sign-in while no user exists. Only for loopback with the embedded service. */
+  autoLocalAdmin: boolean
   /** The built single-page app; when absent the backend serves only the API (e.g. under `vite dev`). */
   staticDir?: string
   logger?: FastifyServerOptions['logger']
+  signInLimit?: AuthOptions['signInLimit']
 }
-
-/** Upstream routes the studio may reach, by method. Everything else under /api is refused before forwarding. */
-const ALLOWED_UPSTREAM: Array<[string, RegExp]> = [
-  ['POST', /^\/v1\/audio\/speech$/],
-  ['GET', /^\/v1\/voices$/],
-]
 
 function refuse(reply: FastifyReply, status: number, detail: string) {
   return reply.code(status).header('cache-control', 'no-store').send({ detail })
+}
+
+/** Signed in, and the role may use this upstream route; otherwise the reply is sent here. */
+function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.replace(/^\/api/, '').split('?')[0] as string
+  if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
+  const access = upstreamAccess(request.studioUser.role, request.method, path)
+  if (access === 'unknown')
+    return refuse(reply, 404, `The studio does not forward ${request.method} ${path}.`)
+  if (access === 'forbidden') return refuse(reply, 403, `Your role may not use ${request.method} ${path}.`)
 }
 
 export async function createStudio(opts: StudioOptions) {
   const { upstream } = opts
   // Shutdown must not wait on streams whose clients stopped reading.
   const app = Fastify({ logger: opts.logger ?? false, forceCloseConnections: true })
+  await registerAuth(app, {
+    users: new UserStore(opts.db),
+    sessions: new SessionStore(opts.db),
+    autoLocalAdmin: opts.autoLocalAdmin,
+    signInLimit: opts.signInLimit,
+  })
 
-  app.get('/api/health', async () => {
+  app.get('/api/health', async (_request, reply) => {
     const health = await fetch(new URL('/health', upstream.baseUrl), { signal: AbortSignal.timeout(2000) })
       .then((r) => (r.ok ? (r.json() as Promise<{ engines?: Record<string, boolean> }>) : null))
       .catch(() => null)
-    return {
-      status: 'ok',
-      upstream: { kind: upstream.kind, reachable: health !== null, engines: health?.engines ?? {} },
+    const engines = {
+      synthesis: health?.engines?.synthesis === true,
+      recognition: health?.engines?.recognition === true,
+      diarization: health?.engines?.diarization === true,
     }
+    const complete = health !== null && Object.values(engines).every(Boolean)
+    return reply.header('cache-control', 'no-store').send({
+      status: complete ? 'ok' : 'degraded',
+      upstream: { kind: upstream.kind, reachable: health !== null },
+      engines,
+    })
   })
 
   await app.register(httpProxy, {
     upstream: upstream.baseUrl,
     prefix: '/api/v1',
     rewritePrefix: '/v1',
-    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const path = request.url.replace(/^\/api/, '').split('?')[0] as string
-      if (!ALLOWED_UPSTREAM.some(([method, re]) => method === request.method && re.test(path))) {
-        return refuse(reply, 404, `The studio does not forward ${request.method} ${path}.`)
-      }
-    },
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => authorizeUpstream(request, reply),
     replyOptions: {
       // The browser never holds a key: the backend's key replaces whatever came in, and cookies stay here.
       rewriteRequestHeaders: (_request, headers) => {
-        const { cookie: _cookie, ...rest } = headers
+        const { cookie: _cookie, [CSRF_HEADER]: _csrf, ...rest } = headers
         return { ...rest, authorization: `Bearer ${upstream.apiKey}` }
       },
     },
+  })
+  // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.
+  await app.register(websocket)
+  registerWsBridge(app, '/v1/tts/realtime', upstream, async (request, reply) => {
+    // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio.
+    const origin = request.headers.origin
+    if (origin && new URL(origin).host !== request.headers.host)
+      return refuse(reply, 403, 'Cross-origin socket refused.')
+    return authorizeUpstream(request, reply)
   })
 
   if (opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))) {

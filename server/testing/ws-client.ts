@@ -18,8 +18,14 @@ export interface RefusedUpgrade {
   body: Record<string, unknown>
 }
 
-export function connectWs(url: string, apiKey: string | null): Promise<WsTestClient | RefusedUpgrade> {
-  const socket = new WebSocket(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} })
+export function connectWs(
+  url: string,
+  apiKey: string | null,
+  headers: Record<string, string> = {},
+): Promise<WsTestClient | RefusedUpgrade> {
+  const socket = new WebSocket(url, {
+    headers: { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+  })
   const messages: Array<Record<string, unknown>> = []
   const waiters = new Set<() => void>()
   socket.on('message', (data) => {

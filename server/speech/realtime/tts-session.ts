@@ -55,7 +55,10 @@ export class TtsSession {
   ) {
     this.sessionTimer = setTimeout(
       () =>
-        this.fail({ code: 'session_duration_exceeded', message: 'The session reached its 2-hour limit.' }),
+        this.fail({
+          code: 'session_duration_exceeded',
+          message: 'The session reached its duration limit (2 hours).',
+        }),
       opts.maxSessionMs,
     )
     this.touch()

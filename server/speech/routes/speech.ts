@@ -9,7 +9,7 @@ import {
   type Usage,
 } from '../../../schema/index.ts'
 import { type Synthesizer, voiceParamsFor } from '../../engine/index.ts'
-import { encodeStream, fixedSizePieces, pcmBytes, STREAMABLE_FORMATS, wavHeader } from '../audio-out.ts'
+import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
 import { badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
 import type { SlotPool } from '../slots.ts'
@@ -53,12 +53,6 @@ export function speechRoutes(
     if (req.voice.kind === 'saved') throw voiceNotFound()
     if (req.voice.kind === 'inline')
       throw badRequest('Inline reference voices are not available yet.', 'voice')
-    if (!STREAMABLE_FORMATS.includes(req.responseFormat)) {
-      throw badRequest(
-        `response_format "${req.responseFormat}" is not available yet; use pcm or wav.`,
-        'response_format',
-      )
-    }
     const voice = voiceParamsFor(req.voice.id)
     if (!voice) throw voiceNotFound()
 
@@ -100,8 +94,11 @@ export function speechRoutes(
 
     if (req.streamFormat === 'sse') {
       reply.header('content-type', 'text/event-stream')
+      const encoded = encodeStream(req.responseFormat, pcm, abort.signal)
+      // PCM deltas are exactly 4,800 bytes (6.1); other formats go out as their encoder emits them.
+      const pieces = req.responseFormat === 'pcm' ? fixedSizePieces(encoded) : encoded
       const frames = async function* () {
-        for await (const piece of fixedSizePieces(encodeStream(req.responseFormat, pcm))) {
+        for await (const piece of pieces) {
           yield sseFrame({ type: 'speech.audio.delta', audio: piece.toString('base64') })
         }
         yield sseFrame({ type: 'speech.audio.done', usage: usageFor(req, samples) })
@@ -113,10 +110,14 @@ export function speechRoutes(
     if (!req.stream) {
       // One complete file, sent only after the whole text is generated (4.1).
       const chunks: Buffer[] = []
-      for await (const chunk of pcm) chunks.push(pcmBytes(chunk))
-      const data = Buffer.concat(chunks)
-      return reply.send(req.responseFormat === 'wav' ? Buffer.concat([wavHeader(data.length), data]) : data)
+      if (req.responseFormat === 'wav') {
+        for await (const chunk of pcm) chunks.push(pcmBytes(chunk))
+        const data = Buffer.concat(chunks)
+        return reply.send(Buffer.concat([wavHeader(data.length), data]))
+      }
+      for await (const piece of encodeStream(req.responseFormat, pcm, abort.signal)) chunks.push(piece)
+      return reply.send(Buffer.concat(chunks))
     }
-    return reply.send(Readable.from(encodeStream(req.responseFormat, pcm)))
+    return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, abort.signal)))
   })
 }

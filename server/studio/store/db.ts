@@ -4,7 +4,23 @@ import Database from 'better-sqlite3'
 
 export type StudioDb = Database.Database
 
-const MIGRATIONS: string[] = [`CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`]
+const MIGRATIONS: string[] = [
+  `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  `CREATE TABLE users (
+     id INTEGER PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     role TEXT NOT NULL,
+     password_hash TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE sessions (
+     token_hash TEXT PRIMARY KEY,
+     user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+     csrf_token TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );`,
+]
 
 export function openStudioDb(dir: string): StudioDb {
   mkdirSync(dir, { recursive: true })

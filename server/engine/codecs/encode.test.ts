@@ -1,0 +1,263 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type CompressedFormat, encodeCompressed } from './encode.ts'
+
+const run = promisify(execFile)
+const RATE = 24_000
+const FREQUENCY = 440
+const AMPLITUDE = 10_000
+
+/** What ffprobe should find, and how much longer than the input the decoded audio may be. */
+const FORMATS: { format: CompressedFormat; codec: string; container: string; slack: number }[] = [
+  // MP3 and ADTS carry no gapless info, so the encoder delay and the last frame's padding stay in.
+  { format: 'mp3', codec: 'mp3', container: 'mp3', slack: 0.1 },
+  { format: 'opus', codec: 'opus', container: 'ogg', slack: 0 },
+  { format: 'aac', codec: 'aac', container: 'aac', slack: 0.1 },
+  { format: 'flac', codec: 'flac', container: 'flac', slack: 0 },
+]
+
+function tone(start: number, length: number): Int16Array {
+  return Int16Array.from({ length }, (_, i) =>
+    Math.round(AMPLITUDE * Math.sin((2 * Math.PI * FREQUENCY * (start + i)) / RATE)),
+  )
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A 440 Hz sine cut into chunks of the given sizes (repeated), optionally arriving with a delay each. */
+async function* sine(
+  seconds: number,
+  {
+    sizes = [RATE / 10],
+    delayMs = 0,
+    onEnd,
+  }: { sizes?: number[]; delayMs?: number; onEnd?: () => void } = {},
+): AsyncGenerator<Int16Array> {
+  const total = Math.round(seconds * RATE)
+  for (let at = 0, i = 0; at < total; i++) {
+    const length = Math.min(sizes[i % sizes.length] ?? 0, total - at)
+    if (delayMs > 0) await sleep(delayMs)
+    yield tone(at, length)
+    at += length
+  }
+  onEnd?.()
+}
+
+// The mp3, aac and flac encoders run in worker threads, each with a message port.
+const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length
+let idlePorts = 0
+let dir = ''
+beforeAll(async () => {
+  idlePorts = ports()
+  dir = await mkdtemp(join(tmpdir(), 'codecs-'))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function encodeToFile(format: CompressedFormat, pcm: AsyncIterable<Int16Array>): Promise<string> {
+  const parts: Uint8Array[] = []
+  for await (const bytes of encodeCompressed(format, pcm)) parts.push(bytes)
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.${format}`)
+  await writeFile(file, Buffer.concat(parts))
+  return file
+}
+
+async function probe(file: string) {
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_streams',
+    '-show_format',
+    '-of',
+    'json',
+    file,
+  ])
+  const info = JSON.parse(stdout) as {
+    streams: { codec_name: string; sample_rate: string; channels: number }[]
+    format: { format_name: string }
+  }
+  expect(info.streams).toHaveLength(1)
+  return { ...info.streams[0], container: info.format.format_name }
+}
+
+/** Decodes with ffmpeg to 24 kHz mono PCM16 (Opus is always decoded at 48 kHz, so it is resampled). */
+async function decode(file: string): Promise<Int16Array> {
+  const args = ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(RATE), '-']
+  const { stdout } = await run('ffmpeg', args, { encoding: 'buffer', maxBuffer: 64 << 20 })
+  return new Int16Array(stdout.buffer, stdout.byteOffset, stdout.byteLength / 2)
+}
+
+/** Amplitude of the component at `frequency` (Goertzel). */
+function amplitudeAt(samples: Int16Array, frequency: number): number {
+  const coeff = 2 * Math.cos((2 * Math.PI * frequency) / RATE)
+  let s1 = 0
+  let s2 = 0
+  for (const x of samples) {
+    const s0 = x + coeff * s1 - s2
+    s2 = s1
+    s1 = s0
+  }
+  return (2 * Math.sqrt(s1 * s1 + s2 * s2 - coeff * s1 * s2)) / samples.length
+}
+
+function dominantFrequency(samples: Int16Array): number {
+  let best = 0
+  let bestAmplitude = 0
+  for (let f = 50; f <= 4000; f += 2) {
+    const a = amplitudeAt(samples, f)
+    if (a > bestAmplitude) [best, bestAmplitude] = [f, a]
+  }
+  return best
+}
+
+/** Checks the file with the real ffprobe/ffmpeg: codec, 24 kHz mono, length, and that a 440 Hz tone came out. */
+async function expectSine(file: string, expected: (typeof FORMATS)[number], seconds: number) {
+  const stream = await probe(file)
+  expect(stream.codec_name).toBe(expected.codec)
+  expect(stream.container).toBe(expected.container)
+  expect(stream.channels).toBe(1)
+  // libopus always decodes at 48 kHz; the rate encoded at is recorded in the Opus header instead.
+  expect(Number(stream.sample_rate)).toBe(expected.format === 'opus' ? 48_000 : RATE)
+
+  const decoded = await decode(file)
+  expect(decoded.length / RATE).toBeGreaterThanOrEqual(seconds - 0.002)
+  expect(decoded.length / RATE).toBeLessThanOrEqual(seconds + expected.slack + 0.002)
+  const middle = decoded.subarray(
+    Math.round((seconds / 2 - 0.5) * RATE),
+    Math.round((seconds / 2 + 0.5) * RATE),
+  )
+  expect(Math.abs(dominantFrequency(middle) - FREQUENCY)).toBeLessThanOrEqual(2)
+  expect(amplitudeAt(middle, FREQUENCY) / AMPLITUDE).toBeCloseTo(1, 1)
+}
+
+describe.each(FORMATS)('encodeCompressed $format', (expected) => {
+  it('encodes 3 s of a sine in 0.1 s chunks as a file ffmpeg decodes to the same tone and length', async () => {
+    await expectSine(await encodeToFile(expected.format, sine(3)), expected, 3)
+  })
+
+  it('gives the same result for uneven and empty chunks', async () => {
+    const sizes = [1, 37, 0, 480, 2399, 4801, 11, 24_000]
+    await expectSine(await encodeToFile(expected.format, sine(3.2, { sizes })), expected, 3.2)
+  })
+
+  it('yields nothing for no input', async () => {
+    const parts: Uint8Array[] = []
+    for await (const bytes of encodeCompressed(expected.format, sine(0))) parts.push(bytes)
+    expect(parts).toEqual([])
+  })
+
+  it('passes an input failure on to the consumer', async () => {
+    async function* failing() {
+      yield tone(0, RATE)
+      throw new Error('synthesis failed')
+    }
+    const consume = async () => {
+      for await (const _ of encodeCompressed(expected.format, failing()));
+    }
+    await expect(consume()).rejects.toThrow('synthesis failed')
+  })
+})
+
+it('records the 24 kHz input rate in the Opus header', async () => {
+  const parts: Uint8Array[] = []
+  for await (const bytes of encodeCompressed('opus', sine(0.5))) parts.push(bytes)
+  const file = Buffer.concat(parts)
+  const head = file.indexOf('OpusHead')
+  expect(head).toBeGreaterThan(0)
+  expect(file.readUInt32LE(head + 12)).toBe(RATE)
+})
+
+describe.concurrent('streaming', () => {
+  it.for(FORMATS)(
+    '$format yields most of the file while the input is still arriving',
+    async (expected, ctx) => {
+      let inputEnd = 0
+      let firstByte = 0
+      let bytesBeforeEnd = 0
+      let bytes = 0
+      const start = performance.now()
+      // 4 s of audio in 0.1 s chunks, arriving over at least 2 s
+      const pcm = sine(4, { delayMs: 50, onEnd: () => (inputEnd = performance.now() - start) })
+      for await (const part of encodeCompressed(expected.format, pcm)) {
+        firstByte ||= performance.now() - start
+        if (inputEnd === 0) bytesBeforeEnd += part.length
+        bytes += part.length
+      }
+      ctx.expect(inputEnd).toBeGreaterThan(1900)
+      ctx.expect(firstByte).toBeLessThan(inputEnd - 1000)
+      ctx.expect(bytesBeforeEnd / bytes).toBeGreaterThan(0.5)
+    },
+  )
+})
+
+describe.each(FORMATS)('stopping $format', ({ format }) => {
+  /** Endless 0.1 s chunks every 20 ms; records whether the encoder closed it. */
+  function endless() {
+    const state = { pulled: 0, closed: false }
+    async function* chunks(): AsyncGenerator<Int16Array> {
+      try {
+        for (;;) {
+          await sleep(20)
+          yield tone(state.pulled++ * 2400, 2400)
+        }
+      } finally {
+        state.closed = true
+      }
+    }
+    return { state, pcm: chunks() }
+  }
+  it('stops promptly when the signal aborts, closing the input and the encoder', async () => {
+    const { state, pcm } = endless()
+    const controller = new AbortController()
+    let abortedAt = 0
+    let busyPorts = 0
+    const consume = async () => {
+      for await (const _ of encodeCompressed(format, pcm, { signal: controller.signal })) {
+        if (state.pulled >= 10 && abortedAt === 0) {
+          busyPorts = ports()
+          abortedAt = performance.now()
+          controller.abort()
+        }
+      }
+    }
+    await expect(consume()).rejects.toMatchObject({ name: 'AbortError' })
+    expect(performance.now() - abortedAt).toBeLessThan(300)
+    await vi.waitFor(() => expect(state.closed).toBe(true))
+    if (format !== 'opus') expect(busyPorts).toBeGreaterThan(idlePorts)
+    await vi.waitFor(() => expect(ports()).toBe(idlePorts))
+    const pulled = state.pulled
+    await sleep(100)
+    expect(state.pulled).toBe(pulled)
+  })
+
+  it('stops promptly when the consumer stops iterating', async () => {
+    const { state, pcm } = endless()
+    let got = 0
+    let stoppedAt = 0
+    for await (const part of encodeCompressed(format, pcm)) {
+      got += part.length
+      if (state.pulled >= 10) {
+        stoppedAt = performance.now()
+        break
+      }
+    }
+    expect(got).toBeGreaterThan(0)
+    expect(performance.now() - stoppedAt).toBeLessThan(300)
+    await vi.waitFor(() => expect(state.closed).toBe(true))
+    await vi.waitFor(() => expect(ports()).toBe(idlePorts))
+  })
+
+  it('throws at once for an already aborted signal, without reading the input', async () => {
+    const { state, pcm } = endless()
+    const consume = async () => {
+      for await (const _ of encodeCompressed(format, pcm, { signal: AbortSignal.abort() }));
+    }
+    await expect(consume()).rejects.toMatchObject({ name: 'AbortError' })
+    expect(state.pulled).toBe(0)
+  })
+})

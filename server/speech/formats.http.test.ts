@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONTENT_TYPES } from '../../schema/index.ts'
+import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
+
+/** Every response format over real HTTP, decoded by the real ffmpeg (spec 2.6). */
+let svc: RunningService
+const dir = mkdtempSync(join(tmpdir(), 'formats-'))
+const INPUT = 'Every format must decode to the same speech.'
+let pcmSeconds = 0
+
+beforeAll(async () => {
+  svc = await startSpeechService()
+  const pcm = await speech({ response_format: 'pcm' })
+  pcmSeconds = (await pcm.arrayBuffer()).byteLength / 48_000
+})
+afterAll(async () => {
+  await svc.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function speech(fields: Record<string, unknown>) {
+  return fetch(`${svc.baseUrl}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.apiKey}` },
+    body: JSON.stringify({ input: INPUT, voice: 'Bella', ...fields }),
+  })
+}
+
+/** What ffmpeg decodes from the file: its codec, and the length in seconds of its audio at 24 kHz mono. */
+function decode(bytes: Buffer, name: string): { codec: string; seconds: number; channels: number } {
+  const file = join(dir, name)
+  writeFileSync(file, bytes)
+  const probe = JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-of', 'json', file], { encoding: 'utf8' }),
+  ) as { streams: Array<{ codec_name: string; channels: number }> }
+  const raw = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', '24000', '-'],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  )
+  const stream = probe.streams[0]
+  return { codec: stream?.codec_name ?? '', channels: stream?.channels ?? 0, seconds: raw.length / 48_000 }
+}
+
+const CODECS = { mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'pcm_s16le' } as const
+
+describe('response formats', () => {
+  for (const [format, codec] of Object.entries(CODECS)) {
+    it(`streams ${format} with its content type, decodable to the same length as pcm`, async () => {
+      const res = await speech({ response_format: format })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe(CONTENT_TYPES[format as keyof typeof CODECS])
+      const decoded = decode(Buffer.from(await res.arrayBuffer()), `stream.${format}`)
+      expect(decoded.codec).toBe(codec)
+      expect(decoded.channels).toBe(1)
+      // mp3 and aac containers cannot mark the encoder delay, so they run up to ~0.1 s long.
+      expect(Math.abs(decoded.seconds - pcmSeconds)).toBeLessThan(0.12)
+    })
+
+    it(`sends ${format} as SSE deltas that concatenate into one playable file`, async () => {
+      const events = await readSse(await speech({ response_format: format, stream_format: 'sse' }))
+      expect(events.at(-1)?.type).toBe('speech.audio.done')
+      const bytes = Buffer.concat(
+        events
+          .filter((e) => e.type === 'speech.audio.delta')
+          .map((e) => Buffer.from(String(e.audio), 'base64')),
+      )
+      const decoded = decode(bytes, `sse.${format}`)
+      expect(decoded.codec).toBe(codec)
+      expect(Math.abs(decoded.seconds - pcmSeconds)).toBeLessThan(0.12)
+    })
+  }
+
+  it('returns one complete file for stream: false in a compressed format', async () => {
+    const res = await speech({
+      model: 'svc-tts-2-latest',
+      voice: 'bella_10',
+      response_format: 'flac',
+      stream: false,
+    })
+    expect(res.status).toBe(200)
+    expect(decode(Buffer.from(await res.arrayBuffer()), 'whole.flac').codec).toBe('flac')
+  })
+})

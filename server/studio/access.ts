@@ -1,0 +1,26 @@
+import type { Role } from './store/users.ts'
+
+/**
+ * Which upstream routes each role reaches through the backend. Anything not listed is refused before forwarding.
+ * Consent administrators may also synthesize, to preview a saved voice with a sample line.
+ */
+const ROUTES: Array<{ method: string; path: RegExp; roles: readonly Role[] }> = [
+  { method: 'POST', path: /^\/v1\/audio\/speech$/, roles: ['designer', 'consent_admin'] },
+  { method: 'GET', path: /^\/v1\/voices$/, roles: ['designer', 'consent_admin'] },
+  { method: 'GET', path: /^\/v1\/tts\/realtime$/, roles: ['designer'] },
+  { method: 'POST', path: /^\/v1\/audio\/voices$/, roles: ['consent_admin'] },
+  { method: 'DELETE', path: /^\/v1\/audio\/voices\/[\w-]+$/, roles: ['consent_admin'] },
+  { method: 'GET', path: /^\/v1\/audio\/voice_consents(\/[\w-]+)?$/, roles: ['consent_admin'] },
+  { method: 'POST', path: /^\/v1\/audio\/voice_consents$/, roles: ['consent_admin'] },
+  { method: 'DELETE', path: /^\/v1\/audio\/voice_consents\/[\w-]+$/, roles: ['consent_admin'] },
+  { method: 'POST', path: /^\/v1\/audio\/transcriptions$/, roles: ['reviewer'] },
+]
+
+export type Access = 'allowed' | 'forbidden' | 'unknown'
+
+/** `unknown` when no role may use the route (404), `forbidden` when another role may (403). */
+export function upstreamAccess(role: Role, method: string, path: string): Access {
+  const route = ROUTES.find((r) => r.method === method && r.path.test(path))
+  if (!route) return 'unknown'
+  return role === 'admin' || route.roles.includes(role) ? 'allowed' : 'forbidden'
+}
