@@ -135,3 +135,8 @@ export function builtinVoicesFor(model: ModelId): readonly BuiltinVoice[] {
 export function defaultVoiceFor(model: ModelId): string {
   return isSecondGen(model) ? DEFAULT_SECOND_GEN_VOICE : DEFAULT_LEGACY_VOICE
 }
+
+/** The language tag of a built-in voice, or undefined for an id the catalog does not hold. */
+export function builtinVoiceLanguage(id: string): string | undefined {
+  return [...SECOND_GEN_VOICES, ...LEGACY_VOICES].find((v) => v.id === id)?.language
+}

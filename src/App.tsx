@@ -1,14 +1,73 @@
+import { type ComponentType, useEffect } from 'react'
+import { AppShell, PlainShell } from './components/AppShell.tsx'
+import { NotFoundPage } from './pages/not-found/NotFoundPage.tsx'
 import { ScriptPage } from './pages/script/ScriptPage.tsx'
+import { SignInPage } from './pages/sign-in/SignInPage.tsx'
+import { TranscriptsPage } from './pages/transcripts/TranscriptsPage.tsx'
+import { VoicesPage } from './pages/voices/VoicesPage.tsx'
+import { type PageId, resolvePath } from './state/pages.ts'
+import { useRouter } from './state/router.ts'
+import { useSession } from './state/session.ts'
+
+const PAGE_COMPONENTS: Record<PageId, ComponentType> = {
+  script: ScriptPage,
+  voices: VoicesPage,
+  transcripts: TranscriptsPage,
+}
 
 export function App() {
+  const { status, user, autoLocal, loadError, load } = useSession()
+  const path = useRouter((s) => s.path)
+
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  if (status === 'loading') {
+    return (
+      <PlainShell title="Loading">
+        <p>Loading…</p>
+      </PlainShell>
+    )
+  }
+  if (status === 'signed-out') {
+    return (
+      <PlainShell title="Sign in">
+        <SignInPage />
+      </PlainShell>
+    )
+  }
+  if (status === 'unavailable' || !user) {
+    return (
+      <PlainShell title="Studio unavailable">
+        <section aria-labelledby="unavailable-heading" className="page">
+          <h1 id="unavailable-heading">The studio backend is not available</h1>
+          <p>
+            Could not find out who is signed in: {loadError ?? 'no answer.'} Check that the studio is running
+            (npm start), then try again.
+          </p>
+          <button type="button" onClick={() => void load()}>
+            Try again
+          </button>
+        </section>
+      </PlainShell>
+    )
+  }
+
+  const resolved = resolvePath(path, user.role)
+  const Page = resolved.kind === 'page' ? PAGE_COMPONENTS[resolved.page.id] : null
   return (
-    <>
-      <header className="app-header">
-        <span className="app-title">Speech Studio</span>
-      </header>
-      <main className="app-main">
-        <ScriptPage />
-      </main>
-    </>
+    <AppShell
+      user={user}
+      autoLocal={autoLocal}
+      current={resolved.kind === 'page' ? resolved.page.id : null}
+      title={resolved.kind === 'not-found' ? 'No such page' : resolved.page.title}
+    >
+      {Page ? (
+        <Page />
+      ) : (
+        <NotFoundPage role={user.role} forbidden={resolved.kind === 'forbidden' ? resolved.page : null} />
+      )}
+    </AppShell>
   )
 }

@@ -1,5 +1,6 @@
 export { type CompressedFormat, encodeCompressed } from './codecs/encode.ts'
 export { createEspeakSynthesizer, type EspeakSynthesizerOptions } from './espeak/pool.ts'
+export { AUDIO_TOKENS_PER_SECOND, type SpeakRequest, speak } from './speak.ts'
 export {
   OUTPUT_SAMPLE_RATE,
   type SynthesisJob,

@@ -18,7 +18,9 @@ export interface VoiceParams {
 }
 
 export interface SynthesisJob {
+  /** Plain text, escaped before eSpeak sees it; or, with `ssml`, an SSML fragment the markup stage built. */
   text: string
+  ssml?: boolean
   voice: VoiceParams
   /** Multiplier on the voice's rate (0.25–4.0 in the API). */
   speed: number

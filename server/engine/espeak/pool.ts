@@ -134,6 +134,7 @@ export async function createEspeakSynthesizer(opts: EspeakSynthesizerOptions = {
       {
         type: 'job',
         text: job.text,
+        ssml: job.ssml ?? false,
         voice: job.voice,
         speed: job.speed,
         control: control.buffer as SharedArrayBuffer,

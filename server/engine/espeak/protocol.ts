@@ -5,6 +5,7 @@ import type { VoiceParams } from '../synthesizer.ts'
 export interface JobMessage {
   type: 'job'
   text: string
+  ssml: boolean
   voice: VoiceParams
   speed: number
   /** Int32Array view: [ABORT] set to 1 stops synthesis; [CREDITS] counts chunks the consumer can still take. */

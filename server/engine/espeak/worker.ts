@@ -49,7 +49,7 @@ async function run(job: JobMessage) {
       return false
     }
     // The callback's return value tells eSpeak to abort: true stops synthesis mid-sentence.
-    engine.synthesize(escapeForSsml(job.text), (samples: Int16Array) => {
+    engine.synthesize(job.ssml ? job.text : escapeForSsml(job.text), (samples: Int16Array) => {
       if (Atomics.load(control, ABORT) === 1) return true
       return send(resampler.push(samples))
     })

@@ -6,7 +6,7 @@ import {
   type TtsServerMessage,
   ttsClientMessageSchema,
 } from '../../../schema/index.ts'
-import type { Synthesizer, VoiceParams } from '../../engine/index.ts'
+import { type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
 import { fixedSizePieces, pcmBytes } from '../audio-out.ts'
 import { PhraseBuffer } from '../phrase-buffer.ts'
 
@@ -19,7 +19,9 @@ export interface SessionSocket {
 export interface TtsSessionOptions {
   synthesizer: Synthesizer
   voice: VoiceParams
+  language: string
   speed: number
+  maxNewTokens: number | null
   idleMs: number
   maxSessionMs: number
 }
@@ -148,10 +150,12 @@ export class TtsSession {
     this.speaking = true
     try {
       for (let phrase = this.queue.shift(); phrase !== undefined; phrase = this.queue.shift()) {
-        const pcm = this.opts.synthesizer.synthesize({
+        const pcm = speak(this.opts.synthesizer, {
           text: phrase,
           voice: this.opts.voice,
+          language: this.opts.language,
           speed: this.opts.speed,
+          maxNewTokens: this.opts.maxNewTokens,
           signal: this.abort.signal,
         })
         for await (const piece of fixedSizePieces(this.bytes(pcm))) {

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import {
+  builtinVoiceLanguage,
   CONTENT_TYPES,
   isSecondGen,
   MAX_SPEECH_BODY_BYTES,
@@ -8,7 +9,7 @@ import {
   type SpeechSseEvent,
   type Usage,
 } from '../../../schema/index.ts'
-import { type Synthesizer, voiceParamsFor } from '../../engine/index.ts'
+import { AUDIO_TOKENS_PER_SECOND, type Synthesizer, speak, voiceParamsFor } from '../../engine/index.ts'
 import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
 import { badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
@@ -23,9 +24,6 @@ export interface SpeechRouteDeps {
   /** How long a second-generation request waits in line for a slot before 503 (spec 8: about 8 s). */
   slotWaitMs: number
 }
-
-/** Audio tokens per second of the second-generation model (2.8 rule 5); the 0.8 models report usage in them. */
-const AUDIO_TOKENS_PER_SECOND = 25
 
 function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
   const audioSeconds = samples / SAMPLE_RATE
@@ -53,7 +51,8 @@ export function speechRoutes(
     if (req.voice.kind === 'saved') throw voiceNotFound()
     if (req.voice.kind === 'inline')
       throw badRequest('Inline reference voices are not available yet.', 'voice')
-    const voice = voiceParamsFor(req.voice.id)
+    const voiceId = req.voice.id
+    const voice = voiceParamsFor(voiceId)
     if (!voice) throw voiceNotFound()
 
     // The client going away must stop synthesis at once, free the engine and give back the slot.
@@ -75,10 +74,13 @@ export function speechRoutes(
 
     let samples = 0
     const pcm = (async function* () {
-      for await (const chunk of synthesizer.synthesize({
+      for await (const chunk of speak(synthesizer, {
         text: req.input,
         voice,
+        language: builtinVoiceLanguage(voiceId) ?? 'en-US',
         speed: req.speed,
+        // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
+        maxNewTokens: isSecondGen(req.model) ? req.decoding.max_new_tokens : null,
         signal: abort.signal,
       })) {
         samples += chunk.length

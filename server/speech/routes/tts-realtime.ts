@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
-import { realtimeTtsQuerySchema, SECOND_GEN_MODEL } from '../../../schema/index.ts'
+import { builtinVoiceLanguage, realtimeTtsQuerySchema, SECOND_GEN_MODEL } from '../../../schema/index.ts'
 import { type Synthesizer, type VoiceParams, voiceParamsFor } from '../../engine/index.ts'
 import { authenticate } from '../auth.ts'
 import { ApiError, invalidField } from '../errors.ts'
@@ -18,8 +18,9 @@ export interface TtsRealtimeDeps {
 }
 
 interface Admitted {
-  voice: { kind: 'builtin'; params: VoiceParams } | { kind: 'saved'; id: string }
+  voice: { kind: 'builtin'; params: VoiceParams; language: string } | { kind: 'saved'; id: string }
   speed: number
+  maxNewTokens: number | null
 }
 
 declare module 'fastify' {
@@ -62,11 +63,20 @@ function admit(keys: KeyStore, request: FastifyRequest): Admitted {
         'permission_error',
       )
     }
-    return { voice: { kind: 'saved', id: voice.id }, speed: q.speed ?? 1 }
+    return {
+      voice: { kind: 'saved', id: voice.id },
+      speed: q.speed ?? 1,
+      maxNewTokens: q.max_new_tokens ?? null,
+    }
   }
-  const params = voiceParamsFor(voice.kind === 'builtin' ? voice.id : '')
+  const id = voice.kind === 'builtin' ? voice.id : ''
+  const params = voiceParamsFor(id)
   if (!params) throw invalidField('voice', 'Unknown voice.')
-  return { voice: { kind: 'builtin', params }, speed: q.speed ?? 1 }
+  return {
+    voice: { kind: 'builtin', params, language: builtinVoiceLanguage(id) ?? 'en-US' },
+    speed: q.speed ?? 1,
+    maxNewTokens: q.max_new_tokens ?? null,
+  }
 }
 
 export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
@@ -79,7 +89,7 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
       },
     },
     async (socket, request) => {
-      const { voice, speed } = request.ttsSession
+      const { voice, speed, maxNewTokens } = request.ttsSession
       const send = (problem: Parameters<typeof errorEvent>[0]) =>
         socket.send(JSON.stringify(errorEvent(problem)))
       // Messages that arrive while admission finishes are held, not lost.
@@ -112,7 +122,9 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
         {
           synthesizer: deps.synthesizer,
           voice: voice.params,
+          language: voice.language,
           speed,
+          maxNewTokens,
           idleMs: deps.idleMs,
           maxSessionMs: deps.maxSessionMs,
         },

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEspeakSynthesizer } from './espeak/pool.ts'
+import { AUDIO_TOKENS_PER_SECOND, speak } from './speak.ts'
+import type { Synthesizer } from './synthesizer.ts'
+import { normalizeText } from './text/index.ts'
+import { voiceParamsFor } from './voice-params.ts'
+
+let synth: Synthesizer
+const english = voiceParamsFor('english_40')
+if (!english) throw new Error('english_40 is a catalog voice')
+
+beforeAll(async () => {
+  synth = await createEspeakSynthesizer({ workers: 1 })
+})
+afterAll(() => synth.close())
+
+async function seconds(iterable: AsyncIterable<Int16Array>) {
+  let n = 0
+  for await (const c of iterable) n += c.length
+  return n / 24_000
+}
+
+const base = { voice: english, language: 'en-US', speed: 1, maxNewTokens: null }
+
+describe('speak', () => {
+  it('speaks the normalized text, sentence by sentence', async () => {
+    const text = 'It cost $1,234.56 on 2024-03-05. Call me at 3:30 pm.'
+    const spoken = await seconds(speak(synth, { ...base, text }))
+    let direct = 0
+    for (const sentence of [
+      'It cost one thousand two hundred thirty-four dollars and fifty-six cents on March fifth, twenty twenty-four.',
+      'Call me at three thirty p.m.',
+    ]) {
+      direct += await seconds(synth.synthesize({ text: sentence, voice: english, speed: 1 }))
+    }
+    expect(normalizeText(text, { voiceLanguage: 'en-US' })).toContain(
+      'one thousand two hundred thirty-four dollars',
+    )
+    expect(spoken).toBeCloseTo(direct, 1)
+  })
+
+  it('cuts a segment off at max_new_tokens, mid-speech, without regenerating', async () => {
+    const text =
+      'This single long sentence keeps going on and on, with many words, clauses and phrases, so that it lasts well over the small budget.'
+    const full = await seconds(speak(synth, { ...base, text }))
+    const capped = await seconds(speak(synth, { ...base, text, maxNewTokens: 50 }))
+    expect(full).toBeGreaterThan(4)
+    expect(capped).toBeCloseTo(50 / AUDIO_TOKENS_PER_SECOND, 2)
+  })
+
+  it('applies the budget per segment: each sentence gets its own', async () => {
+    const capped = await seconds(
+      speak(synth, {
+        ...base,
+        text: 'First long sentence with quite a few words in it. Second long sentence with quite a few words too.',
+        maxNewTokens: 25,
+      }),
+    )
+    expect(capped).toBeCloseTo(2, 2)
+  })
+
+  it('stops when aborted', async () => {
+    const controller = new AbortController()
+    let n = 0
+    const run = async () => {
+      for await (const c of speak(synth, {
+        ...base,
+        text: 'Sentence number one. '.repeat(50),
+        signal: controller.signal,
+      })) {
+        n += c.length
+        if (n > 24_000) controller.abort()
+      }
+    }
+    await expect(run()).rejects.toThrow()
+    expect(n / 24_000).toBeLessThan(15)
+  })
+})

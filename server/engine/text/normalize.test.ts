@@ -1,0 +1,373 @@
+import { describe, expect, it } from 'vitest'
+import { normalizeText } from './normalize.ts'
+
+type Case = readonly [input: string, expected: string]
+
+const english = (cases: Case[]) =>
+  it.each(cases)('%j', (input, expected) => {
+    expect(normalizeText(input, { voiceLanguage: 'en-US' })).toBe(expected)
+  })
+
+describe('cardinals', () => {
+  english([
+    ['0', 'zero'],
+    ['7', 'seven'],
+    ['13', 'thirteen'],
+    ['20', 'twenty'],
+    ['42', 'forty-two'],
+    ['100', 'one hundred'],
+    ['101', 'one hundred one'],
+    ['999', 'nine hundred ninety-nine'],
+    ['1000', 'one thousand'],
+    ['12345', 'twelve thousand three hundred forty-five'],
+    ['I have 3 cats.', 'I have three cats.'],
+    ['007', 'zero zero seven'],
+    ['1,2,3', 'one,two,three'],
+  ])
+})
+
+describe('large numbers with commas', () => {
+  english([
+    ['1,000,000', 'one million'],
+    ['2,500,000,000', 'two billion five hundred million'],
+    ['1,234,567', 'one million two hundred thirty-four thousand five hundred sixty-seven'],
+    ['It sold 12,000 copies.', 'It sold twelve thousand copies.'],
+  ])
+})
+
+describe('ordinals', () => {
+  english([
+    ['1st', 'first'],
+    ['2nd', 'second'],
+    ['3rd', 'third'],
+    ['4th', 'fourth'],
+    ['11th', 'eleventh'],
+    ['12th', 'twelfth'],
+    ['21st', 'twenty-first'],
+    ['22nd', 'twenty-second'],
+    ['40th', 'fortieth'],
+    ['103rd', 'one hundred third'],
+    ['1,000th', 'one thousandth'],
+  ])
+})
+
+describe('decimals and negative numbers', () => {
+  english([
+    ['3.14', 'three point one four'],
+    ['0.5', 'zero point five'],
+    ['.75', 'point seven five'],
+    ['10.05', 'ten point zero five'],
+    ['version 1.2.3', 'version one point two point three'],
+    ['-5', 'minus five'],
+    ['(-12)', '(minus twelve)'],
+    ['−3.5', 'minus three point five'],
+    ['It fell to -40 overnight.', 'It fell to minus forty overnight.'],
+  ])
+})
+
+describe('fractions', () => {
+  english([
+    ['1/2', 'one half'],
+    ['1/3', 'one third'],
+    ['2/3', 'two thirds'],
+    ['3/4', 'three quarters'],
+    ['5/8', 'five eighths'],
+    ['1/10', 'one tenth'],
+    ['7/16', 'seven sixteenths'],
+    ['3/2', 'three halves'],
+    ['2 3/4', 'two and three quarters'],
+    ['1 1/2 cups', 'one and a half cups'],
+    ['1½ cups', 'one and a half cups'],
+    ['¾ cup', 'three quarters cup'],
+    ['open 24/7', 'open twenty-four seven'],
+    ['a 50/50 chance', 'a fifty fifty chance'],
+  ])
+})
+
+describe('years and decades', () => {
+  english([
+    ['in 1999', 'in nineteen ninety-nine'],
+    ['in 2005', 'in two thousand five'],
+    ['in 1905', 'in nineteen oh five'],
+    ['in 1900', 'in nineteen hundred'],
+    ['in 2000', 'in two thousand'],
+    ['in 2010', 'in twenty ten'],
+    ['in 2024', 'in twenty twenty-four'],
+    ['in 2100', 'in two thousand one hundred'],
+    ['the 1990s', 'the nineteen nineties'],
+    ["the '80s", 'the eighties'],
+    ['in her 20s', 'in her twenties'],
+  ])
+})
+
+describe('dates', () => {
+  english([
+    ['2024-03-05', 'March fifth, twenty twenty-four'],
+    ['2024-12-31', 'December thirty-first, twenty twenty-four'],
+    ['03/05/2024', 'March fifth, twenty twenty-four'],
+    ['12/25/2023', 'December twenty-fifth, twenty twenty-three'],
+    ['1/2/24', 'January second, twenty twenty-four'],
+    ['March 5, 2024', 'March fifth, twenty twenty-four'],
+    ['March 5th', 'March fifth'],
+    ['Jan. 5, 2024', 'January fifth, twenty twenty-four'],
+    ['Sept 30', 'September thirtieth'],
+    ['5 March 2024', 'the fifth of March, twenty twenty-four'],
+    ['on the 21st of June', 'on the twenty-first of June'],
+    ['December 2024', 'December twenty twenty-four'],
+    ['Due 2024-03-05.', 'Due March fifth, twenty twenty-four.'],
+  ])
+})
+
+describe('times', () => {
+  english([
+    ['3:30 pm', 'three thirty p.m.'],
+    ['15:45', 'fifteen forty-five'],
+    ['9:05 am', 'nine oh five a.m.'],
+    ['11:59 PM', 'eleven fifty-nine p.m.'],
+    ['7am', 'seven a.m.'],
+    ['12 p.m.', 'twelve p.m.'],
+    ['12:00', "twelve o'clock"],
+    ['18:00', 'eighteen hundred'],
+    ['10:15:30', 'ten fifteen and thirty seconds'],
+    ['Meet at 5 pm. Then eat.', 'Meet at five p.m. Then eat.'],
+  ])
+})
+
+describe('currencies', () => {
+  english([
+    ['$3.50', 'three dollars and fifty cents'],
+    ['$1', 'one dollar'],
+    ['$1.01', 'one dollar and one cent'],
+    ['$0.99', 'ninety-nine cents'],
+    ['$1,000,000', 'one million dollars'],
+    ['-$20', 'minus twenty dollars'],
+    ['€12', 'twelve euros'],
+    ['€3.5', 'three point five euros'],
+    ['5€', 'five euros'],
+    ['£1,200.99', 'one thousand two hundred pounds and ninety-nine pence'],
+    ['£0.01', 'one penny'],
+    ['¥500', 'five hundred yen'],
+    ['₹250', 'two hundred fifty rupees'],
+    ['100 USD', 'one hundred U S dollars'],
+    ['EUR 5', 'five euros'],
+    ['50 GBP', 'fifty pounds'],
+    ['JPY 1000', 'one thousand yen'],
+    ['CAD 20.25', 'twenty Canadian dollars and twenty-five cents'],
+    ['$2.5M', 'two point five million dollars'],
+    ['$10k', 'ten thousand dollars'],
+    ['$3bn', 'three billion dollars'],
+    ['$5 million', 'five million dollars'],
+  ])
+})
+
+describe('percentages', () => {
+  english([
+    ['50%', 'fifty percent'],
+    ['1%', 'one percent'],
+    ['0.5%', 'zero point five percent'],
+    ['-2%', 'minus two percent'],
+    ['10-20%', 'ten to twenty percent'],
+  ])
+})
+
+describe('units', () => {
+  english([
+    ['5km', 'five kilometers'],
+    ['5 km', 'five kilometers'],
+    ['1 km', 'one kilometer'],
+    ['42.195 km', 'forty-two point one nine five kilometers'],
+    ['10 kg', 'ten kilograms'],
+    ['3.5GB', 'three point five gigabytes'],
+    ['1 GB', 'one gigabyte'],
+    ['20°C', 'twenty degrees Celsius'],
+    ['-5°C', 'minus five degrees Celsius'],
+    ['98.6°F', 'ninety-eight point six degrees Fahrenheit'],
+    ['90°', 'ninety degrees'],
+    ['60 mph', 'sixty miles per hour'],
+    ['100 km/h', 'one hundred kilometers per hour'],
+    ['9.8 m/s', 'nine point eight meters per second'],
+    ['100 ms', 'one hundred milliseconds'],
+    ['30 min', 'thirty minutes'],
+    ['180cm', 'one hundred eighty centimeters'],
+    ['6 ft', 'six feet'],
+    ['2 lbs', 'two pounds'],
+    ['2.4 GHz', 'two point four gigahertz'],
+    ['10-20 km', 'ten to twenty kilometers'],
+    ['5 in a row', 'five in a row'],
+  ])
+})
+
+describe('phone numbers', () => {
+  english([
+    ['555-123-4567', 'five five five, one two three, four five six seven'],
+    ['(555) 123-4567', 'five five five, one two three, four five six seven'],
+    ['555.123.4567', 'five five five, one two three, four five six seven'],
+    ['555-1234', 'five five five, one two three four'],
+    ['+1 555 123 4567', 'plus one, five five five, one two three, four five six seven'],
+    ['+44 20 7946 0958', 'plus four four, two zero, seven nine four six, zero nine five eight'],
+  ])
+})
+
+describe('ranges', () => {
+  english([
+    ['10-20', 'ten to twenty'],
+    ['pages 10–20', 'pages ten to twenty'],
+    ['1990-1995', 'nineteen ninety to nineteen ninety-five'],
+    ['200-1000 words', 'two hundred to one thousand words'],
+    ['COVID-19', 'COVID-nineteen'],
+  ])
+})
+
+describe('abbreviations', () => {
+  english([
+    ['Dr. Smith', 'Doctor Smith'],
+    ['Mr. Jones', 'Mister Jones'],
+    ['Mrs. Brown', 'Missus Brown'],
+    ['Ms. Lee', 'Miz Lee'],
+    ['Prof. Xavier', 'Professor Xavier'],
+    ['St. Louis', 'Saint Louis'],
+    ['Main St. at noon', 'Main Street at noon'],
+    ['42 Elm Dr.', 'forty-two Elm Drive.'],
+    ['Mt. Everest', 'Mount Everest'],
+    ['King Jr. was', 'King Junior was'],
+    ['Acme Inc. makes', 'Acme Incorporated makes'],
+    ['apples, pears, etc.', 'apples, pears, et cetera.'],
+    ['pears, etc. Then more', 'pears, et cetera. Then more'],
+    ['fruit, e.g., apples', 'fruit, for example, apples'],
+    ['the best, i.e. ours', 'the best, that is ours'],
+    ['cats vs. dogs', 'cats versus dogs'],
+    ['cats vs dogs', 'cats versus dogs'],
+    ['a.k.a. Bob', 'also known as Bob'],
+    ['No. 5', 'number five'],
+    ['#1 hit', 'number one hit'],
+    ['tea w/ milk, w/o sugar', 'tea with milk, without sugar'],
+    ['the U.S. Army', 'the U S Army'],
+    ['in the U.S.', 'in the U S.'],
+  ])
+})
+
+describe('initialisms', () => {
+  english([
+    ['the FBI', 'the F B I'],
+    ['NASA', 'NASA'],
+    ['NATO', 'NATO'],
+    ['the USA and UK', 'the U S A and U K'],
+    ['CEOs', "C E O's"],
+    ['my PIN', 'my PIN'],
+    ['It is OK', 'It is okay'],
+    ['Please STOP.', 'Please STOP.'],
+    ['I SAID STOP IT NOW.', 'I SAID STOP IT NOW.'],
+    ['World War II', 'World War two'],
+    ['Henry VIII', 'Henry the eighth'],
+    ['MP3', 'M P three'],
+    ['5G', 'five G'],
+  ])
+})
+
+describe('light formatting', () => {
+  english([
+    ['First line\nsecond line.', 'First line second line.'],
+    ['Ends here.\nNext line.', 'Ends here.\nNext line.'],
+    ['Heading\n\nBody text.', 'Heading\n\nBody text.'],
+    ['the end.Next one', 'the end. Next one'],
+    ['Hi!How are you?Fine.', 'Hi! How are you? Fine.'],
+    ['Wait... what?', 'Wait, what?'],
+    ['Wait...what?', 'Wait, what?'],
+    ['Wait … what?', 'Wait, what?'],
+    ['Hmm . . . fine', 'Hmm, fine'],
+    ['And then...', 'And then.'],
+    ['... and so', 'and so'],
+    ['Really...?', 'Really?'],
+  ])
+})
+
+describe('markup survives', () => {
+  english([
+    ['[sad] I lost $5. <sigh>', '[sad] I lost five dollars. <sigh>'],
+    ['[joyful] We won 3 games! <laugh>', '[joyful] We won three games! <laugh>'],
+    ['[ANGRY] Pay $5 now <GASP>', '[ANGRY] Pay five dollars now <GASP>'],
+    ['I said (((15 times))) already.', 'I said (((fifteen times))) already.'],
+    ['(((wait...)))', '(((wait,)))'],
+    ['<um> the FBI [mundane] called', '<um> the F B I [mundane] called'],
+    ['[surprised](((NASA)))<gasp>', '[surprised](((NASA)))<gasp>'],
+    // Past the 80-character limit the emphasis would be spoken, so it is split into runs that each stay valid.
+    [
+      '(((1,234,567,891)))',
+      '(((one billion two hundred thirty-four million five hundred sixty-seven thousand))) (((eight hundred ninety-one)))',
+    ],
+    // Not markup: spoken as ordinary words, and normalized as such.
+    ['[happy] <nope> ((2)) ((((4))))', '[happy] <nope> ((two)) ((((four))))'],
+  ])
+})
+
+describe('cleanup', () => {
+  english([
+    ['he said “hi” — then left', 'he said "hi", then left'],
+    ['the Paris–London train', 'the Paris-London train'],
+    ['wait – what', 'wait, what'],
+    ['don’t', "don't"],
+    ['tab\there', 'tab here'],
+    ['  spaced   out  ', 'spaced out'],
+    ['no!!!', 'no!'],
+    ['what??', 'what?'],
+    ['zero\u200Bwidth', 'zerowidth'],
+    ['e\u0301', 'é'],
+    ['a\r\nb.\r\nc', 'a b.\nc'],
+  ])
+})
+
+describe('other voices and languages', () => {
+  it.each([
+    // German text, German voice: cleanup only.
+    ['de', 'Ich habe 3 Katzen und 2 Hunde.', 'Ich habe 3 Katzen und 2 Hunde.'],
+    ['de', 'Am 5. März 2024 um 15:45 Uhr kostet es 12 €.', 'Am 5. März 2024 um 15:45 Uhr kostet es 12 €.'],
+    ['de', '„Hallo“ sagte er — dann ging er.', '"Hallo" sagte er, dann ging er.'],
+    ['de-DE', 'Das kostet 5 Euro… oder?', 'Das kostet 5 Euro… oder?'],
+    ['de', '[traurig] Ich habe 5 € verloren. <sigh>', '[traurig] Ich habe 5 € verloren. <sigh>'],
+    // English text, German voice: expanded.
+    [
+      'de',
+      'I paid $3.50 for 2 coffees on March 5, 2024.',
+      'I paid three dollars and fifty cents for two coffees on March fifth, twenty twenty-four.',
+    ],
+    ['de', 'The meeting starts at 3:30 pm.', 'The meeting starts at three thirty p.m.'],
+    [
+      'de',
+      '[sad] I lost $5 yesterday and it hurts. <sigh>',
+      '[sad] I lost five dollars yesterday and it hurts. <sigh>',
+    ],
+    ['fr', 'Hello, I have 3 cats and 2 dogs.', 'Hello, I have three cats and two dogs.'],
+    ['fr', 'Le rendez-vous est à 15h30, il coûte 12 €.', 'Le rendez-vous est à 15h30, il coûte 12 €.'],
+    ['es', 'Tengo 3 gatos y 2 perros.', 'Tengo 3 gatos y 2 perros.'],
+    // Too short to tell: other voices read it as written.
+    ['de', 'OK 5', 'OK 5'],
+    // Other scripts: cleanup only, whatever the voice.
+    ['ar', 'لدي 3 قطط و 2 كلاب.', 'لدي 3 قطط و 2 كلاب.'],
+    ['ar-SA', 'مرحبا  بالعالم!!', 'مرحبا بالعالم!'],
+    ['ru', 'У меня 3 кошки и 2 собаки.', 'У меня 3 кошки и 2 собаки.'],
+    ['ru', 'Привет,   мир!!!', 'Привет, мир!'],
+    ['en-US', 'У меня 3 кошки.', 'У меня 3 кошки.'],
+    ['hi', 'मेरे पास 3 बिल्लियाँ हैं।', 'मेरे पास 3 बिल्लियाँ हैं।'],
+    ['zh-CN', '我有3只猫和2只狗。', '我有3只猫和2只狗。'],
+    ['zh-CN', '今天是2024年3月5日，价格是$5。', '今天是2024年3月5日，价格是$5。'],
+    ['zh-CN', '[sad] 我丢了5块钱。<sigh>', '[sad] 我丢了5块钱。<sigh>'],
+    ['en-US', '我有3只猫。', '我有3只猫。'],
+    ['ja', '今日は3月5日です。', '今日は3月5日です。'],
+    ['ko', '나는 고양이 3마리가 있어요.', '나는 고양이 3마리가 있어요.'],
+    // Joining and ZWNJ stay: they shape the script.
+    ['fa', 'می\u200Cخواهم', 'می\u200Cخواهم'],
+    ['en-GB', 'I have 3 cats.', 'I have three cats.'],
+  ])('%s: %j', (voiceLanguage, input, expected) => {
+    expect(normalizeText(input, { voiceLanguage })).toBe(expected)
+  })
+})
+
+it('normalizes the 40,000-character maximum input quickly', () => {
+  const text =
+    'On March 5, 2024, Dr. Smith paid $3.50 for 2 coffees at 3:30 pm. [sad] The FBI said 50% (((in 1999))). '
+  const input = text.repeat(400).slice(0, 40_000)
+  const start = performance.now()
+  const output = normalizeText(input, { voiceLanguage: 'en-US' })
+  expect(performance.now() - start).toBeLessThan(1000)
+  expect(output).not.toMatch(/\d/)
+})

@@ -1,0 +1,31 @@
+/**
+ * Text normalization for synthesis (spec 2.9). Every language gets character and punctuation cleanup; English text
+ * also gets light formatting and written-to-spoken expansion. Inline markup (spec 2.7) passes through untouched, and
+ * the words inside emphasis are expanded like any other.
+ *
+ * The result is plain text: pauses are commas, never SSML, so the caller escapes it for eSpeak exactly once
+ * (`escapeForSsml` in espeak/text.ts), as it does today.
+ */
+import { cleanText } from './cleanup.ts'
+import { expandEnglish } from './english.ts'
+import { formatEnglish } from './format.ts'
+import { shouldExpandEnglish } from './language.ts'
+import { emphasize, splitMarkup } from './markup.ts'
+
+export interface NormalizeOptions {
+  /** BCP 47 language of the voice, such as "en-US", "de" or "zh-CN". */
+  voiceLanguage: string
+}
+
+export function normalizeText(text: string, opts: NormalizeOptions): string {
+  const clean = cleanText(text)
+  if (!shouldExpandEnglish(clean, opts.voiceLanguage)) return clean
+  return splitMarkup(formatEnglish(clean))
+    .map((piece) => {
+      if (piece.kind === 'tag') return piece.text
+      if (piece.kind === 'emphasis') return emphasize(expandEnglish(piece.text))
+      return expandEnglish(piece.text)
+    })
+    .join('')
+    .trim()
+}

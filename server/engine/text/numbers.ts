@@ -1,0 +1,137 @@
+/** English number words: cardinals, ordinals, years, decimals, fractions and digit-by-digit readings. */
+
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+]
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
+const SCALES = ['', 'thousand', 'million', 'billion', 'trillion']
+
+/** Past the trillions a reading stops being useful; such digit strings are IDs and are read digit by digit. */
+const MAX_CARDINAL = 10 ** 15
+
+function underHundred(n: number): string {
+  if (n < 20) return ONES[n] ?? ''
+  const tens = TENS[Math.floor(n / 10)] ?? ''
+  return n % 10 === 0 ? tens : `${tens}-${ONES[n % 10]}`
+}
+
+function underThousand(n: number): string {
+  const hundreds = Math.floor(n / 100)
+  const rest = n % 100
+  if (hundreds === 0) return underHundred(rest)
+  return rest === 0 ? `${ONES[hundreds]} hundred` : `${ONES[hundreds]} hundred ${underHundred(rest)}`
+}
+
+/** A whole number in words, American style (no "and"): 1234 → "one thousand two hundred thirty-four". */
+export function cardinal(n: number): string {
+  if (n < 0) return `minus ${cardinal(-n)}`
+  if (!Number.isSafeInteger(n) || n >= MAX_CARDINAL) return digits(String(n))
+  if (n === 0) return 'zero'
+  const words: string[] = []
+  for (let scale = SCALES.length - 1; scale >= 0; scale--) {
+    const group = Math.floor(n / 1000 ** scale) % 1000
+    if (group > 0) words.push(scale === 0 ? underThousand(group) : `${underThousand(group)} ${SCALES[scale]}`)
+  }
+  return words.join(' ')
+}
+
+const IRREGULAR_ORDINALS: Record<string, string> = {
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
+}
+
+/** Turns the last word of a number reading into its ordinal: "twenty-one" → "twenty-first". */
+function ordinalize(words: string): string {
+  const match = /^(.*?)([a-z]+)$/.exec(words)
+  if (!match) return words
+  const [, head = '', last = ''] = match
+  const ordinal = IRREGULAR_ORDINALS[last] ?? (last.endsWith('y') ? `${last.slice(0, -1)}ieth` : `${last}th`)
+  return head + ordinal
+}
+
+export function ordinal(n: number): string {
+  return ordinalize(cardinal(n))
+}
+
+/** Years are read in pairs (1999 → "nineteen ninety-nine") except 2000–2009 and round thousands. */
+export function year(n: number): string {
+  if (n < 1000 || n > 9999 || n % 1000 < 10) return cardinal(n)
+  const high = Math.floor(n / 100)
+  const low = n % 100
+  if (low === 0) return `${cardinal(high)} hundred`
+  return low < 10 ? `${cardinal(high)} oh ${ONES[low]}` : `${cardinal(high)} ${underHundred(low)}`
+}
+
+/** Plural of a number reading, as in decades: "nineteen ninety" → "nineteen nineties". */
+export function pluralize(words: string): string {
+  return words.endsWith('y') ? `${words.slice(0, -1)}ies` : `${words}s`
+}
+
+export function digits(s: string): string {
+  return [...s]
+    .filter((c) => c >= '0' && c <= '9')
+    .map((c) => ONES[Number(c)])
+    .join(' ')
+}
+
+/**
+ * A written number such as "1,234", "007", "3.14" or ".5". Integers with a leading zero are codes and read digit by
+ * digit; the digits after a decimal point are always read one by one.
+ */
+export function readNumber(raw: string): string {
+  const plain = raw.replace(/,/g, '')
+  const [whole = '', fraction] = plain.split('.')
+  const wholeWords = whole === '' ? '' : /^0\d/.test(whole) ? digits(whole) : cardinal(Number(whole))
+  if (fraction === undefined || fraction === '') return wholeWords
+  return `${wholeWords === '' ? '' : `${wholeWords} `}point ${digits(fraction)}`
+}
+
+/** Whether a written number is exactly "1", which takes a singular unit name ("1 km" but "1.0 km", "0.5 km"). */
+export function isOne(raw: string): boolean {
+  return raw === '1'
+}
+
+/**
+ * A written number as the other rules match it: "1,234", "1234", "3.14", ".5". Group commas must come in threes so
+ * that a list like "1,2,3" stays three numbers.
+ */
+export const NUMBER = String.raw`(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)`
+
+/** A signed number; "-5" reads "minus five". */
+export function readSigned(raw: string): string {
+  return raw.startsWith('-') ? `minus ${readNumber(raw.slice(1))}` : readNumber(raw)
+}
+
+/** 3/4 → "three quarters"; 1/2 → "one half". */
+export function fraction(numerator: number, denominator: number): string {
+  const one = numerator === 1
+  let name: string
+  if (denominator === 2) name = one ? 'half' : 'halves'
+  else if (denominator === 4) name = one ? 'quarter' : 'quarters'
+  else name = one ? ordinal(denominator) : pluralize(ordinal(denominator))
+  return `${cardinal(numerator)} ${name}`
+}
