@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * The built-in voice catalog of the spec (2.2). The spec names only the default, the 0.8 counterparts and the
  * language voices; the remaining character (01-09) and descriptive (18-37) ids are this service's own choice
@@ -140,3 +142,22 @@ export function defaultVoiceFor(model: ModelId): string {
 export function builtinVoiceLanguage(id: string): string | undefined {
   return [...SECOND_GEN_VOICES, ...LEGACY_VOICES].find((v) => v.id === id)?.language
 }
+
+/** One entry of `GET /v1/voices` (4.9; shape decided in docs/api.md). */
+export const catalogVoiceSchema = z.object({
+  id: z.string(),
+  object: z.literal('voice'),
+  type: z.enum(['builtin', 'saved']),
+  name: z.string(),
+  group: z.string(),
+  language: z.string(),
+  gender: z.string(),
+  description: z.string(),
+})
+export type CatalogVoice = z.infer<typeof catalogVoiceSchema>
+
+export const voiceListSchema = z.object({
+  object: z.literal('list'),
+  model: z.enum(MODELS),
+  data: z.array(catalogVoiceSchema),
+})

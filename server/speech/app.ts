@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '../../schema/index.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { ApiError, errorHandler, sendApiError } from './errors.ts'
+import { buildOpenApiDocument } from './openapi.ts'
 import { speechRoutes } from './routes/speech.ts'
 import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
@@ -75,6 +76,8 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     ),
   )
   await app.register(websocket, { options: { maxPayload: MAX_WS_MESSAGE_BYTES } })
+  const openApi = buildOpenApiDocument()
+  app.get('/openapi.json', async () => openApi)
   app.get('/health', async () => ({ status: 'ok', engines: { synthesis: true } }))
   speechRoutes(app, { keys, synthesizer, ttsSlots, slotWaitMs: limits.ttsWaitMs })
   voiceCatalogRoutes(app, { keys })

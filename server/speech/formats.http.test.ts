@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONTENT_TYPES } from '../../schema/index.ts'
+import { integratedLoudness, TARGET_LUFS } from '../engine/index.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 
 /** Every response format over real HTTP, decoded by the real ffmpeg (spec 2.6). */
@@ -76,6 +77,14 @@ describe('response formats', () => {
       expect(Math.abs(decoded.seconds - pcmSeconds)).toBeLessThan(0.12)
     })
   }
+
+  it('normalizes a stream: false take to −16 LUFS, which the stream of the same text is not', async () => {
+    const body = { model: 'svc-tts-2-latest', voice: 'nora_soft_female_22', response_format: 'pcm' }
+    const streamed = new Int16Array(await (await speech(body)).arrayBuffer())
+    const whole = new Int16Array(await (await speech({ ...body, stream: false })).arrayBuffer())
+    expect(Math.abs(integratedLoudness(whole, 24_000) - TARGET_LUFS)).toBeLessThan(0.5)
+    expect(Math.abs(integratedLoudness(streamed, 24_000) - TARGET_LUFS)).toBeGreaterThan(1)
+  })
 
   it('returns one complete file for stream: false in a compressed format', async () => {
     const res = await speech({

@@ -1,6 +1,13 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { z } from 'zod'
-import { type ModelId, type SpeechRequest, speechSseEventSchema, type Usage } from '../../schema/index.ts'
+import {
+  type CatalogVoice,
+  type ModelId,
+  type SpeechRequest,
+  speechSseEventSchema,
+  type Usage,
+  voiceListSchema,
+} from '../../schema/index.ts'
 import { apiFetch, apiJson, errorFrom } from './http.ts'
 
 /**
@@ -59,20 +66,8 @@ export async function streamSpeech(
   throw new IncompleteStreamError()
 }
 
-export interface CatalogVoice {
-  id: string
-  name: string
-  group: string
-  language: string
-  gender: string
-  description: string
-}
-
 export async function listVoices(model: ModelId): Promise<CatalogVoice[]> {
-  const body = await apiJson(
-    `/v1/voices?model=${encodeURIComponent(model)}`,
-    (b) => b as { data: CatalogVoice[] },
-  )
+  const body = await apiJson(`/v1/voices?model=${encodeURIComponent(model)}`, (b) => voiceListSchema.parse(b))
   return body.data
 }
 

@@ -1,4 +1,5 @@
 import libsamplerate from '@alexanderolsen/libsamplerate-js'
+import { concatPcm } from '../pcm.ts'
 
 // A UMD bundle: Node sees only its default export.
 const { ConverterType, create } = libsamplerate
@@ -39,7 +40,7 @@ export class StreamResampler {
       parts.push(out)
       missing -= out.length
     }
-    return concat(parts)
+    return concatPcm(parts)
   }
 
   close() {
@@ -61,15 +62,5 @@ export class StreamResampler {
 function toFloat(samples: Int16Array): Float32Array {
   const out = new Float32Array(samples.length)
   for (let i = 0; i < samples.length; i++) out[i] = (samples[i] ?? 0) / 32768
-  return out
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
   return out
 }

@@ -9,7 +9,14 @@ import {
   type SpeechSseEvent,
   type Usage,
 } from '../../../schema/index.ts'
-import { AUDIO_TOKENS_PER_SECOND, type Synthesizer, speak, voiceParamsFor } from '../../engine/index.ts'
+import {
+  AUDIO_TOKENS_PER_SECOND,
+  concatPcm,
+  normalizeLoudness,
+  type Synthesizer,
+  speak,
+  voiceParamsFor,
+} from '../../engine/index.ts'
 import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
 import { badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
@@ -110,14 +117,18 @@ export function speechRoutes(
 
     reply.header('content-type', CONTENT_TYPES[req.responseFormat])
     if (!req.stream) {
-      // One complete file, sent only after the whole text is generated (4.1).
+      // One complete file, sent only after the whole text is generated (4.1) — which lets the whole utterance be
+      // loudness-normalized, something a stream cannot do (docs/api.md).
+      const parts: Int16Array[] = []
+      for await (const chunk of pcm) parts.push(chunk)
+      const whole = normalizeLoudness(concatPcm(parts), SAMPLE_RATE)
+      if (req.responseFormat === 'wav')
+        return reply.send(Buffer.concat([wavHeader(whole.byteLength), pcmBytes(whole)]))
       const chunks: Buffer[] = []
-      if (req.responseFormat === 'wav') {
-        for await (const chunk of pcm) chunks.push(pcmBytes(chunk))
-        const data = Buffer.concat(chunks)
-        return reply.send(Buffer.concat([wavHeader(data.length), data]))
-      }
-      for await (const piece of encodeStream(req.responseFormat, pcm, abort.signal)) chunks.push(piece)
+      const source = (async function* () {
+        yield whole
+      })()
+      for await (const piece of encodeStream(req.responseFormat, source, abort.signal)) chunks.push(piece)
       return reply.send(Buffer.concat(chunks))
     }
     return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, abort.signal)))

@@ -1,0 +1,138 @@
+/**
+ * Integrated loudness after ITU-R BS.1770-4 (K-weighting, 400 ms blocks with 75 % overlap, absolute gate at −70 LUFS
+ * and relative gate 10 LU below), and whole-utterance normalization to a target. Streaming output cannot do this:
+ * it needs the whole utterance before the first sample leaves, which is what `stream: false` allows.
+ */
+
+type Biquad = { b: [number, number, number]; a: [number, number] }
+
+/** The two K-weighting stages (RBJ forms with the parameters the standard's reference filter is fitted to). */
+function kWeighting(rate: number): Biquad[] {
+  const shelf = (() => {
+    const A = 10 ** (4 / 40)
+    const w0 = (2 * Math.PI * 1500) / rate
+    const alpha = Math.sin(w0) / (2 * Math.SQRT1_2)
+    const cos = Math.cos(w0)
+    const sq = 2 * Math.sqrt(A) * alpha
+    const a0 = A + 1 - (A - 1) * cos + sq
+    return {
+      b: [
+        (A * (A + 1 + (A - 1) * cos + sq)) / a0,
+        (-2 * A * (A - 1 + (A + 1) * cos)) / a0,
+        (A * (A + 1 + (A - 1) * cos - sq)) / a0,
+      ],
+      a: [(2 * (A - 1 - (A + 1) * cos)) / a0, (A + 1 - (A - 1) * cos - sq) / a0],
+    } satisfies Biquad
+  })()
+  const highPass = (() => {
+    const w0 = (2 * Math.PI * 38) / rate
+    const alpha = Math.sin(w0) / (2 * 0.5)
+    const cos = Math.cos(w0)
+    const a0 = 1 + alpha
+    return {
+      b: [(1 + cos) / 2 / a0, -(1 + cos) / a0, (1 + cos) / 2 / a0],
+      a: [(-2 * cos) / a0, (1 - alpha) / a0],
+    } satisfies Biquad
+  })()
+  return [shelf, highPass]
+}
+
+function filter(input: Float64Array, { b, a }: Biquad): Float64Array {
+  const out = new Float64Array(input.length)
+  let x1 = 0
+  let x2 = 0
+  let y1 = 0
+  let y2 = 0
+  for (let i = 0; i < input.length; i++) {
+    const x = input[i] ?? 0
+    const y = b[0] * x + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2
+    x2 = x1
+    x1 = x
+    y2 = y1
+    y1 = y
+    out[i] = y
+  }
+  return out
+}
+
+const loudnessOf = (meanSquare: number) => -0.691 + 10 * Math.log10(meanSquare)
+
+/** Integrated loudness in LUFS of mono PCM16, or −Infinity for silence or audio shorter than one block. */
+export function integratedLoudness(pcm: Int16Array, rate: number): number {
+  let weighted: Float64Array = Float64Array.from(pcm, (s) => s / 32768)
+  for (const stage of kWeighting(rate)) weighted = filter(weighted, stage)
+  const block = Math.round(0.4 * rate)
+  const step = Math.round(0.1 * rate)
+  const powers: number[] = []
+  for (let start = 0; start + block <= weighted.length; start += step) {
+    let sum = 0
+    for (let i = start; i < start + block; i++) sum += (weighted[i] ?? 0) ** 2
+    powers.push(sum / block)
+  }
+  const aboveAbsolute = powers.filter((p) => loudnessOf(p) > -70)
+  if (aboveAbsolute.length === 0) return Number.NEGATIVE_INFINITY
+  const mean = (ps: number[]) => ps.reduce((s, p) => s + p, 0) / ps.length
+  const relativeGate = loudnessOf(mean(aboveAbsolute)) - 10
+  const gated = aboveAbsolute.filter((p) => loudnessOf(p) > relativeGate)
+  return loudnessOf(mean(gated))
+}
+
+export const TARGET_LUFS = -16
+/** Normalization never lifts a sample above this peak: the limiter below holds louder peaks down. */
+export const PEAK_CEILING_DBFS = -1
+const LOOKAHEAD_SECONDS = 0.003
+const RELEASE_SECONDS = 0.06
+
+/**
+ * Per-sample gain that keeps |x·gain| under `ceiling`: the needed reduction is held over a short look-ahead window,
+ * eased in backwards (so it is in place before the peak arrives) and released slowly, which avoids clicks and
+ * pumping on speech.
+ */
+function limiterGain(x: Float64Array, ceiling: number, rate: number): Float64Array {
+  const n = x.length
+  const need = Float64Array.from(x, (v) => Math.min(1, ceiling / Math.max(Math.abs(v), 1e-9)))
+  const w = Math.max(1, Math.round(LOOKAHEAD_SECONDS * rate))
+  const held = new Float64Array(n).fill(1)
+  for (let i = 0; i < n; i++) {
+    const v = need[i] ?? 1
+    if (v >= 1) continue
+    for (let j = Math.max(0, i - w); j <= Math.min(n - 1, i + w); j++) held[j] = Math.min(held[j] ?? 1, v)
+  }
+  const release = 1 - Math.exp(-1 / (RELEASE_SECONDS * rate))
+  const attack = 1 - Math.exp(-1 / (w / 2))
+  const gain = new Float64Array(n)
+  let g = 1
+  for (let i = 0; i < n; i++) {
+    const h = held[i] ?? 1
+    g = h < g ? h : g + (h - g) * release
+    gain[i] = g
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const next = gain[i + 1] ?? 1
+    const own = gain[i] ?? 1
+    if (next < own) gain[i] = own + (next - own) * attack
+  }
+  return gain
+}
+
+/**
+ * A copy of the utterance at `target` LUFS with its peaks limited to the ceiling. Limiting lowers the loudness a
+ * little, so the gain is measured again (three passes converge within 0.2 LU on speech).
+ */
+export function normalizeLoudness(pcm: Int16Array, rate: number, target = TARGET_LUFS): Int16Array {
+  const ceiling = 10 ** (PEAK_CEILING_DBFS / 20)
+  let signal = Float64Array.from(pcm, (s) => s / 32768)
+  for (let pass = 0; pass < 3; pass++) {
+    const loudness = integratedLoudness(toPcm(signal), rate)
+    if (!Number.isFinite(loudness)) break
+    const makeUp = 10 ** ((target - loudness) / 20)
+    const lifted = signal.map((v) => v * makeUp)
+    const gain = limiterGain(lifted, ceiling, rate)
+    signal = lifted.map((v, i) => v * (gain[i] ?? 1))
+  }
+  return toPcm(signal)
+}
+
+function toPcm(signal: Float64Array): Int16Array {
+  return Int16Array.from(signal, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32768))))
+}
