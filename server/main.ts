@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path'
 import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
-import { createSpeechService, type SpeechService } from './speech/app.ts'
+import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
 import { openStudioDb, Settings } from './studio/store/db.ts'
 
@@ -25,7 +25,7 @@ if (process.env.SVC_BASE_URL) {
     throw new Error('SVC_BASE_URL is set but SVC_API_KEY is not: the backend needs a key for the service.')
   upstream = { baseUrl: process.env.SVC_BASE_URL, apiKey, kind: 'remote' }
 } else {
-  speech = await createSpeechService({ dataDir: dir, logger })
+  speech = await createSpeechService({ dataDir: dir, logger, limits: limitsFromEnv() })
   const speechPort = envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
   await speech.app.listen({ port: speechPort, host: LOOPBACK })
   const address = speech.app.server.address()

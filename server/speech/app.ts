@@ -28,6 +28,9 @@ export interface SpeechLimits {
   /** Text-input WebSocket: idle timeout and session duration (spec 8). */
   ttsIdleMs: number
   ttsSessionMs: number
+  /** Redirect mode (4.1): at capacity, answer with a continuation URL; it waits up to `continuationWaitMs`. */
+  redirectWhenBusy: boolean
+  continuationWaitMs: number
 }
 
 const DEFAULT_LIMITS: SpeechLimits = {
@@ -36,9 +39,16 @@ const DEFAULT_LIMITS: SpeechLimits = {
   ttsWaitMs: 8000,
   ttsIdleMs: TTS_IDLE_TIMEOUT_MS,
   ttsSessionMs: TTS_SESSION_MS,
+  redirectWhenBusy: false,
+  continuationWaitMs: 30_000,
 }
 /** The largest WebSocket message of any socket (realtime transcription, spec 8); smaller limits are per route. */
 const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
+
+/** Deployment switches read from the environment (README, Configuration). */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<SpeechLimits> {
+  return { redirectWhenBusy: env.SPEECH_REDIRECT_WHEN_BUSY === '1' }
+}
 
 export interface SpeechService {
   app: FastifyInstance
@@ -79,7 +89,14 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const openApi = buildOpenApiDocument()
   app.get('/openapi.json', async () => openApi)
   app.get('/health', async () => ({ status: 'ok', engines: { synthesis: true } }))
-  speechRoutes(app, { keys, synthesizer, ttsSlots, slotWaitMs: limits.ttsWaitMs })
+  speechRoutes(app, {
+    keys,
+    synthesizer,
+    ttsSlots,
+    slotWaitMs: limits.ttsWaitMs,
+    redirectWhenBusy: limits.redirectWhenBusy,
+    continuationWaitMs: limits.continuationWaitMs,
+  })
   voiceCatalogRoutes(app, { keys })
   ttsRealtimeRoutes(app, {
     keys,

@@ -27,6 +27,11 @@ export class SlotPool {
     readonly maxWaiters = 0,
   ) {}
 
+  /** Whether `owner` could take a slot right now. */
+  available(owner: string): boolean {
+    return (this.owners.get(owner)?.held ?? 0) < this.limit
+  }
+
   /** Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line. */
   acquire(owner: string, waitMs = 0, signal?: AbortSignal): Promise<AcquireResult> {
     const state = this.state(owner)

@@ -113,7 +113,7 @@ describe('a session', () => {
     expect(deltas.filter((m) => deltaBytes(m) !== PCM_DELTA_BYTES).length).toBeLessThanOrEqual(2)
     expect(deltas.every((m) => deltaBytes(m) % 2 === 0)).toBe(true)
     expect(c.messages.at(-1)?.type).toBe('speech.audio.done')
-    await expect.poll(() => svc.service.ttsSlots.held()).toBe(0)
+    await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 
   it('commit speaks buffered text that has no phrase ending yet', async () => {
@@ -153,8 +153,8 @@ describe('a session', () => {
     c.sendJson({ type: 'input_text.append', text: 'A long passage that keeps the engine busy. '.repeat(20) })
     await c.next(isDelta)
     c.socket.terminate()
-    await expect.poll(() => svc.service.ttsSlots.held()).toBe(0)
-    await expect.poll(() => svc.service.synthesizer.stats.busy).toBe(0)
+    await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => svc.service.synthesizer.stats.busy, { timeout: 10_000 }).toBe(0)
   })
 
   it('answers an unknown saved voice with voice_not_found, then closes', async () => {
@@ -172,7 +172,7 @@ describe('limits, at their boundaries', () => {
     const err = await c.next(isError('append_too_large'))
     expect(c.messages.filter((m) => m.type === 'error')).toEqual([err])
     expect((await c.closed).code).toBe(1008)
-    await expect.poll(() => svc.service.ttsSlots.held()).toBe(0)
+    await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 
   it(`accepts ${MAX_SESSION_CHARS} characters in a session and closes on one more`, async () => {
@@ -216,7 +216,7 @@ describe('limits, at their boundaries', () => {
     await c.next(isError('session_duration_exceeded'), 15_000)
     clearInterval(timer)
     expect((await c.closed).code).toBe(1008)
-    await expect.poll(() => quick.service.ttsSlots.held()).toBe(0)
+    await expect.poll(() => quick.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 
   it('holds a TTS slot per session: a third concurrent session gets rate_limit_exceeded and 1008', async () => {
@@ -231,6 +231,6 @@ describe('limits, at their boundaries', () => {
     await new Promise((r) => setTimeout(r, 100))
     expect(d.messages).toHaveLength(0)
     for (const c of [a, b, d]) c.socket.close()
-    await expect.poll(() => svc.service.ttsSlots.held()).toBe(0)
+    await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 })

@@ -65,7 +65,7 @@ describe('eSpeak synthesizer pool', () => {
     }
     // Far less than the minutes the whole text would take; the credit window bounds the overshoot.
     expect(received / 24_000).toBeLessThan(10)
-    await expect.poll(() => synth.stats.busy).toBe(0)
+    await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
   })
 
   it('frees its worker when the consumer stops reading early', async () => {
@@ -74,7 +74,7 @@ describe('eSpeak synthesizer pool', () => {
       [Symbol.asyncIterator]()
     await iterator.next()
     await iterator.return?.()
-    await expect.poll(() => synth.stats.busy).toBe(0)
+    await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
   })
 
   it('runs two jobs at once on two workers and queues a third', async () => {
@@ -88,6 +88,6 @@ describe('eSpeak synthesizer pool', () => {
   it('reports an unknown eSpeak voice as an error', async () => {
     const bad = { ...voice, espeakVoice: 'xx-nowhere' }
     await expect(collect(synth.synthesize({ text: 'hi', voice: bad, speed: 1 }))).rejects.toThrow(/no voice/)
-    await expect.poll(() => synth.stats.busy).toBe(0)
+    await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
   })
 })

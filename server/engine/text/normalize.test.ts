@@ -362,12 +362,11 @@ describe('other voices and languages', () => {
   })
 })
 
-it('normalizes the 40,000-character maximum input quickly', () => {
+// Speed is measured by `npm run bench:engine`-style scripts, never asserted here.
+it('normalizes the 40,000-character maximum input completely', () => {
   const text =
     'On March 5, 2024, Dr. Smith paid $3.50 for 2 coffees at 3:30 pm. [sad] The FBI said 50% (((in 1999))). '
   const input = text.repeat(400).slice(0, 40_000)
-  const start = performance.now()
   const output = normalizeText(input, { voiceLanguage: 'en-US' })
-  expect(performance.now() - start).toBeLessThan(1000)
   expect(output).not.toMatch(/\d/)
 })

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import {
   builtinVoiceLanguage,
   CONTENT_TYPES,
@@ -15,11 +16,12 @@ import {
   normalizeLoudness,
   type Synthesizer,
   speak,
+  type VoiceParams,
   voiceParamsFor,
 } from '../../engine/index.ts'
 import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
-import { badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
+import { ApiError, badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
 import type { SlotPool } from '../slots.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
 import type { KeyStore } from '../store/keys.ts'
@@ -30,6 +32,10 @@ export interface SpeechRouteDeps {
   ttsSlots: SlotPool
   /** How long a second-generation request waits in line for a slot before 503 (spec 8: about 8 s). */
   slotWaitMs: number
+  /** At capacity, answer 303 with a continuation URL instead of waiting or refusing (4.1). */
+  redirectWhenBusy: boolean
+  /** How long a continuation waits for a slot before 503. */
+  continuationWaitMs: number
 }
 
 function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
@@ -48,10 +54,24 @@ function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
 
 const sseFrame = (event: SpeechSseEvent) => `data: ${JSON.stringify(event)}\n\n`
 
-export function speechRoutes(
-  app: FastifyInstance,
-  { keys, synthesizer, ttsSlots, slotWaitMs }: SpeechRouteDeps,
-) {
+/** Continuations of redirected requests (4.1): single use, bound to their owner, short-lived. */
+const CONTINUATION_TTL_MS = 60_000
+
+interface Continuation {
+  ownerId: string
+  req: ResolvedSpeechRequest
+  voiceId: string
+  voice: VoiceParams
+  timer: NodeJS.Timeout
+}
+
+export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
+  const { keys, synthesizer, ttsSlots } = deps
+  const continuations = new Map<string, Continuation>()
+  app.addHook('onClose', async () => {
+    for (const c of continuations.values()) clearTimeout(c.timer)
+  })
+
   app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
     const principal = authenticate(keys, request, 'tts:generate')
     const req = resolveSpeechRequest(request.body)
@@ -62,14 +82,43 @@ export function speechRoutes(
     const voice = voiceParamsFor(voiceId)
     if (!voice) throw voiceNotFound()
 
+    if (deps.redirectWhenBusy && !ttsSlots.available(principal.ownerId)) {
+      // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
+      const token = randomBytes(16).toString('hex')
+      const timer = setTimeout(() => continuations.delete(token), CONTINUATION_TTL_MS)
+      continuations.set(token, { ownerId: principal.ownerId, req, voiceId, voice, timer })
+      return reply
+        .code(303)
+        .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
+        .send()
+    }
+    return serve(reply, principal.ownerId, req, voiceId, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
+  })
+
+  app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
+    const principal = authenticate(keys, request, 'tts:generate')
+    const c = continuations.get(request.params.token)
+    if (!c || c.ownerId !== principal.ownerId) {
+      throw new ApiError(404, 'detail', 'This continuation does not exist, was used already or has expired.')
+    }
+    continuations.delete(request.params.token)
+    clearTimeout(c.timer)
+    return serve(reply, c.ownerId, c.req, c.voiceId, c.voice, deps.continuationWaitMs)
+  })
+
+  /** Takes a slot (waiting up to `waitMs`) and streams the request's audio in its format. */
+  async function serve(
+    reply: FastifyReply,
+    ownerId: string,
+    req: ResolvedSpeechRequest,
+    voiceId: string,
+    voice: VoiceParams,
+    waitMs: number,
+  ) {
     // The client going away must stop synthesis at once, free the engine and give back the slot.
     const abort = new AbortController()
     reply.raw.on('close', () => abort.abort())
-    const acquired = await ttsSlots.acquire(
-      principal.ownerId,
-      isSecondGen(req.model) ? slotWaitMs : 0,
-      abort.signal,
-    )
+    const acquired = await ttsSlots.acquire(ownerId, waitMs, abort.signal)
     if (!('slot' in acquired)) {
       if (acquired.rejected === 'timeout') throw noGenerationSlot()
       throw rateLimited({
@@ -132,5 +181,5 @@ export function speechRoutes(
       return reply.send(Buffer.concat(chunks))
     }
     return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, abort.signal)))
-  })
+  }
 }

@@ -1,0 +1,82 @@
+/**
+ * `npm run bench:speech`: for each response format, seconds of audio per second of wall time and time to first byte,
+ * for one sentence and for 5,000 characters; then 50 concurrent clients across 10 organizations for 60 s (`LOAD_SECONDS`
+ * to change): p50/p95 time to first byte, counts of 200/429/503, and slots still held at the end.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { RESPONSE_FORMATS } from '../schema/index.ts'
+import { createSpeechService } from '../server/speech/app.ts'
+import { summary } from './stats.ts'
+
+const SENTENCE = 'The quick brown fox jumps over the lazy dog, then rests in the shade.'
+const PARAGRAPH =
+  'Speech Studio turns written scripts into spoken audio while the text is still being generated. It runs on one machine, needs no account and streams every format as it is produced. '
+const LONG = PARAGRAPH.repeat(Math.ceil(5000 / PARAGRAPH.length)).slice(0, 5000)
+const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 60)
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-speech-'))
+const speech = await createSpeechService({ dataDir: dir })
+const base = await speech.app.listen({ port: 0, host: '127.0.0.1' })
+const key = speech.keys.create({ kind: 'organization', org: 'bench' }).key
+
+/** Sends one request and reads it to the end: status, time to first byte, total time and PCM-equivalent seconds. */
+async function run(body: Record<string, unknown>, apiKey = key) {
+  const started = performance.now()
+  const res = await fetch(`${base}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify({ model: 'svc-tts-2-latest', voice: 'english_40', ...body }),
+  })
+  let firstByte = Number.NaN
+  let bytes = 0
+  if (res.body) {
+    for await (const chunk of res.body) {
+      if (Number.isNaN(firstByte)) firstByte = performance.now() - started
+      bytes += (chunk as Uint8Array).length
+    }
+  }
+  return { status: res.status, firstByte, total: performance.now() - started, bytes }
+}
+
+console.log('bench:speech — one process, eSpeak pool of 4 workers')
+console.log('format  input        audio s / wall s   time to first byte')
+for (const format of RESPONSE_FORMATS) {
+  for (const [label, input] of [
+    ['sentence', SENTENCE],
+    ['5,000 chars', LONG],
+  ] as const) {
+    // Audio length comes from a pcm run of the same text, so every format is compared on the same seconds.
+    const pcm = await run({ input, response_format: 'pcm' })
+    const audioSeconds = pcm.bytes / 48_000
+    const r = await run({ input, response_format: format })
+    console.log(
+      `${format.padEnd(7)} ${label.padEnd(12)} ${(audioSeconds / (r.total / 1000)).toFixed(1).padStart(8)}×          ${r.firstByte.toFixed(0).padStart(6)} ms`,
+    )
+  }
+}
+
+// Load: 50 clients in 10 organizations, each sending sentence requests back to back.
+const orgKeys = Array.from({ length: 10 }, (_, i) => speech.keys.create({ kind: 'organization', org: `load-${i}` }).key)
+const counts = new Map<number, number>()
+const firstBytes: number[] = []
+const deadline = performance.now() + LOAD_SECONDS * 1000
+await Promise.all(
+  Array.from({ length: 50 }, async (_, client) => {
+    const apiKey = orgKeys[client % orgKeys.length] as string
+    while (performance.now() < deadline) {
+      const r = await run({ input: SENTENCE, response_format: 'pcm', stream_format: 'sse' }, apiKey)
+      counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
+      if (r.status === 200) firstBytes.push(r.firstByte)
+      // A client backs off for Retry-After (1 s) when turned away, as the spec asks.
+      else await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
+  }),
+)
+console.log(`\nload: 50 clients, 10 organizations, ${LOAD_SECONDS} s`)
+console.log(`  time to first byte (200s): ${summary(firstBytes)}`)
+console.log(`  responses: 200 × ${counts.get(200) ?? 0}, 429 × ${counts.get(429) ?? 0}, 503 × ${counts.get(503) ?? 0}`)
+console.log(`  slots still held at the end: ${speech.ttsSlots.held()}`)
+await speech.close()
+rmSync(dir, { recursive: true, force: true })
