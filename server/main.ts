@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path'
 import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
+import { redactingLogger } from './logging.ts'
 import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
 import { openStudioDb, Settings } from './studio/store/db.ts'
@@ -12,7 +13,7 @@ import { openStudioDb, Settings } from './studio/store/db.ts'
 const dir = dataDir()
 const host = process.env.HOST ?? LOOPBACK
 const studioPort = envPort('PORT', DEFAULT_STUDIO_PORT)
-const logger = { level: process.env.LOG_LEVEL ?? 'warn' }
+const logger = redactingLogger(process.env.LOG_LEVEL ?? 'warn')
 
 const studioDb = openStudioDb(dir)
 const settings = new Settings(studioDb)

@@ -1,4 +1,5 @@
 import { DEFAULT_SPEECH_PORT, dataDir, envPort, LOOPBACK, parseFlags } from '../config.ts'
+import { redactingLogger } from '../logging.ts'
 import { createSpeechService, limitsFromEnv } from './app.ts'
 
 /** `npm run speech -- --port N --data DIR [--host H]`: the local speech service on its own. */
@@ -8,7 +9,7 @@ const host = (flags.host as string | undefined) ?? process.env.SPEECH_HOST ?? LO
 
 const service = await createSpeechService({
   dataDir: dataDir(flags.data as string | undefined),
-  logger: { level: process.env.LOG_LEVEL ?? 'info' },
+  logger: redactingLogger(process.env.LOG_LEVEL ?? 'info'),
   limits: limitsFromEnv(),
 })
 await service.app.listen({ port, host })
