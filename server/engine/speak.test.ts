@@ -20,7 +20,7 @@ async function seconds(iterable: AsyncIterable<Int16Array>) {
   return n / 24_000
 }
 
-const base = { voice: english, language: 'en-US', speed: 1, maxNewTokens: null }
+const base = { voice: english, language: 'en-US', speed: 1, markup: true, maxNewTokens: null }
 
 describe('speak', () => {
   it('speaks the normalized text, sentence by sentence', async () => {
@@ -57,6 +57,22 @@ describe('speak', () => {
       }),
     )
     expect(capped).toBeCloseTo(2, 2)
+  })
+
+  it('interprets markup only when asked: <pause> is silence, not a spoken word', async () => {
+    const longestSilence = async (markup: boolean) => {
+      let run = 0
+      let longest = 0
+      for await (const chunk of speak(synth, { ...base, markup, text: 'One two three <pause> four five six.' })) {
+        for (const s of chunk) {
+          run = Math.abs(s) < 200 ? run + 1 : 0
+          longest = Math.max(longest, run)
+        }
+      }
+      return longest / 24_000
+    }
+    expect(await longestSilence(true)).toBeGreaterThan(0.45)
+    expect(await longestSilence(false)).toBeLessThan(0.35)
   })
 
   it('stops when aborted', async () => {

@@ -155,6 +155,7 @@ export class TtsSession {
           voice: this.opts.voice,
           language: this.opts.language,
           speed: this.opts.speed,
+          markup: true,
           maxNewTokens: this.opts.maxNewTokens,
           signal: this.abort.signal,
         })

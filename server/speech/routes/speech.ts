@@ -135,6 +135,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
         voice,
         language: builtinVoiceLanguage(voiceId) ?? 'en-US',
         speed: req.speed,
+        markup: isSecondGen(req.model),
         // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
         maxNewTokens: isSecondGen(req.model) ? req.decoding.max_new_tokens : null,
         signal: abort.signal,

@@ -1,0 +1,128 @@
+/**
+ * The markup stage of the second-generation model (spec 2.7): turns text with emotion tags, sound tags and emphasis
+ * into SSML for eSpeak NG and the non-speech sounds between it. The 0.8 models read brackets as words and never
+ * come here.
+ *
+ * Scope of an emotion: from its tag to the end of that sentence. A second emotion tag in the same sentence takes
+ * over from where it stands; the next sentence starts neutral again. A sound tag inside an emotion's sentence
+ * interrupts the speech but not the emotion.
+ */
+import { escapeForSsml } from '../espeak/text.ts'
+import { type Piece, splitMarkup } from '../text/markup.ts'
+import { splitSentences } from '../text/segment.ts'
+import {
+  CLOSE_EMPHASIS,
+  CLOSE_PROSODY,
+  EMOTION_PROSODY,
+  openEmphasis,
+  openProsody,
+  type Prosody,
+} from './prosody.ts'
+import { classifyTag, type SoundTag } from './tags.ts'
+
+export type UtterancePart =
+  | {
+      kind: 'speech'
+      /** An SSML fragment (no <speak> wrapper) with the user's text escaped, for a synthesis job with `ssml: true`. */
+      ssml: string
+    }
+  | { kind: 'sound'; sound: SoundTag }
+
+type Token = { text: string } | { tag: string }
+
+/**
+ * Trailing clause and sentence punctuation (with the ellipsis), closing quotes and brackets, and spaces: SSML tags go
+ * in front of them (see `PartBuilder.tag`). Symbols that are read aloud, such as "&" or "%", are words and stay put.
+ */
+const trailingPunctuation = /[\s…\p{Terminal_Punctuation}\p{Quotation_Mark}\p{Pe}\p{Pf}]*$/u
+
+/** Collects parts: speech accumulates until a sound tag cuts it, with the emotion's <prosody> opened only around text. */
+class PartBuilder {
+  readonly parts: UtterancePart[] = []
+  private tokens: Token[] = []
+  private emotion: Prosody | undefined
+  private open = false
+
+  text(plain: string, emphasized: boolean) {
+    if (plain === '') return
+    if (this.emotion && !this.open) {
+      this.tag(openProsody(this.emotion))
+      this.open = true
+    }
+    if (emphasized) this.tag(openEmphasis(this.emotion))
+    this.tokens.push({ text: plain })
+    if (emphasized) this.tag(CLOSE_EMPHASIS)
+  }
+
+  setEmotion(emotion: Prosody | undefined) {
+    this.close()
+    this.emotion = emotion
+  }
+
+  sound(sound: SoundTag) {
+    this.flush()
+    this.parts.push({ kind: 'sound', sound })
+  }
+
+  /** Ends the speech part in progress; a part with nothing to pronounce (only spaces or punctuation) is dropped. */
+  flush() {
+    this.close()
+    if (this.tokens.some((t) => 'text' in t && /[\p{L}\p{N}]/u.test(t.text))) {
+      const ssml = this.tokens.map((t) => ('text' in t ? escapeForSsml(t.text) : t.tag)).join('')
+      this.parts.push({ kind: 'speech', ssml: ssml.trim() })
+    }
+    this.tokens = []
+  }
+
+  private close() {
+    if (this.open) this.tag(CLOSE_PROSODY)
+    this.open = false
+  }
+
+  /**
+   * Adds an SSML tag in front of the punctuation and spaces that end the text so far. eSpeak NG reads a tag that
+   * follows a sentence's final punctuation after that sentence has ended and before the next has begun, and its
+   * setting is lost: measured, an emotion leaked into the next sentence and emphasis at a sentence start vanished.
+   * Before the punctuation, the tag takes effect from the next word on, which is where it was meant to act.
+   */
+  private tag(tag: string) {
+    const last = this.tokens.at(-1)
+    if (last && 'text' in last) {
+      const tail = trailingPunctuation.exec(last.text)?.[0] ?? ''
+      if (tail.trim() !== '') {
+        const head = last.text.slice(0, last.text.length - tail.length)
+        this.tokens.splice(-1, 1, ...(head === '' ? [] : [{ text: head }]), { tag }, { text: tail })
+        return
+      }
+    }
+    this.tokens.push({ tag })
+  }
+}
+
+/**
+ * Tags are never spoken; text that only looks like markup ("[happy]", "((two))") stays text and is read as written.
+ * `locale` (BCP 47, the voice's language) picks the sentence rules that bound each emotion.
+ */
+export function planUtterance(text: string, locale = 'en'): UtterancePart[] {
+  const builder = new PartBuilder()
+  const handle = (piece: Piece, emphasized: boolean) => {
+    const tag = piece.kind === 'tag' ? classifyTag(piece.text) : undefined
+    if (tag?.kind === 'emotion') builder.setEmotion(EMOTION_PROSODY[tag.tag])
+    else if (tag?.kind === 'sound') builder.sound(tag.tag)
+    else builder.text(piece.text, emphasized)
+  }
+  // The sentence splitter never cuts through markup and starts a sentence at a tag that precedes it.
+  for (const sentence of splitSentences(text, locale, true)) {
+    for (const piece of splitMarkup(sentence)) {
+      if (piece.kind !== 'emphasis') {
+        handle(piece, false)
+        continue
+      }
+      // Emphasis may hold tags ("(((no <gasp> way)))"): they act as tags and the words around them stay stressed.
+      for (const inner of splitMarkup(piece.text)) handle(inner, true)
+    }
+    builder.setEmotion(undefined)
+  }
+  builder.flush()
+  return builder.parts
+}
