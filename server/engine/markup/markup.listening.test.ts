@@ -3,9 +3,11 @@
  * a difference past common just-noticeable differences for speech: 1 semitone of pitch level or range, 8% of
  * speaking time, 1.5 dB of loudness.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EMOTION_TAGS } from '../../../schema/markup.ts'
 import { createEspeakSynthesizer } from '../index.ts'
+import { concatPcm } from '../pcm.ts'
 import type { Synthesizer, VoiceParams } from '../synthesizer.ts'
 import { voiceParamsFor } from '../voice-params.ts'
 import { type SpeechFeatures, speechFeatures } from './features.ts'
@@ -38,19 +40,9 @@ async function collect(chunks: AsyncIterable<Int16Array>): Promise<Int16Array[]>
   return all
 }
 
-function join(chunks: Int16Array[]): Int16Array {
-  const pcm = new Int16Array(chunks.reduce((n, c) => n + c.length, 0))
-  let offset = 0
-  for (const c of chunks) {
-    pcm.set(c, offset)
-    offset += c.length
-  }
-  return pcm
-}
-
 async function listen(text: string): Promise<SpeechFeatures> {
   return speechFeatures(
-    join(await collect(renderPlan(planUtterance(text), synth, { voice: english, speed: 1 }))),
+    concatPcm(await collect(renderPlan(planUtterance(text), synth, { voice: english, speed: 1 }))),
     RATE,
   )
 }
@@ -172,8 +164,8 @@ describe('renderPlan', () => {
     const at = chunks.findIndex((c) => c.length === laugh.length && c.every((s, i) => s === laugh[i]))
     expect(at).toBeGreaterThan(0)
     expect(at).toBeLessThan(chunks.length - 1)
-    const before = join(chunks.slice(0, at))
-    const after = join(chunks.slice(at + 1))
+    const before = concatPcm(chunks.slice(0, at))
+    const after = concatPcm(chunks.slice(at + 1))
     expect(before.length / RATE).toBeGreaterThan(0.4)
     expect(after.length / RATE).toBeGreaterThan(0.3)
   })

@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openDatabase } from '../../sqlite.ts'
 
 export type Db = Database.Database
 
@@ -27,17 +26,5 @@ const MIGRATIONS: string[] = [
 ]
 
 export function openSpeechDb(dir: string): Db {
-  mkdirSync(dir, { recursive: true })
-  const db = new Database(join(dir, 'speech.db'))
-  db.pragma('journal_mode = WAL')
-  db.pragma('foreign_keys = ON')
-  db.pragma('busy_timeout = 5000')
-  const version = db.pragma('user_version', { simple: true }) as number
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v] as string)
-      db.pragma(`user_version = ${v + 1}`)
-    })()
-  }
-  return db
+  return openDatabase(dir, 'speech.db', MIGRATIONS)
 }

@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openDatabase } from '../../sqlite.ts'
 
 export type StudioDb = Database.Database
 
@@ -23,19 +22,7 @@ const MIGRATIONS: string[] = [
 ]
 
 export function openStudioDb(dir: string): StudioDb {
-  mkdirSync(dir, { recursive: true })
-  const db = new Database(join(dir, 'studio.db'))
-  db.pragma('journal_mode = WAL')
-  db.pragma('foreign_keys = ON')
-  db.pragma('busy_timeout = 5000')
-  const version = db.pragma('user_version', { simple: true }) as number
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v] as string)
-      db.pragma(`user_version = ${v + 1}`)
-    })()
-  }
-  return db
+  return openDatabase(dir, 'studio.db', MIGRATIONS)
 }
 
 /** Small persistent settings of the backend, such as the key it provisioned for the embedded service. */
