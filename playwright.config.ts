@@ -8,6 +8,34 @@ const port = Number(process.env.E2E_PORT ?? 8181)
 const speechPort = Number(process.env.E2E_SPEECH_PORT ?? 8891)
 export const e2eDataDir = join(tmpdir(), `speech-studio-e2e-${port}`)
 
+/**
+ * The users seeded into the studios that have them (passwords piped to the real `npm run users` CLI). Plain
+ * letters, digits and spaces only: they are written into a shell command below.
+ */
+export const e2eUsers = {
+  designer: { name: 'dana', password: 'designer password 1', role: 'designer' },
+  reviewer: { name: 'ria', password: 'reviewer password 1', role: 'reviewer' },
+} as const
+
+/** A second studio, on the embedded local service but with real users, so it shows the sign-in page. */
+const signInPort = port + 1
+const signInSpeechPort = speechPort + 1
+const signInDataDir = join(tmpdir(), `speech-studio-e2e-${signInPort}`)
+export const e2eSignInBaseURL = `http://127.0.0.1:${signInPort}`
+
+/**
+ * A third studio whose speech service (SVC_BASE_URL) is a closed port, so nothing answers. A remote service never
+ * gets the automatic local admin, so it has a user to sign in with.
+ */
+const deadUpstreamPort = port + 2
+const deadUpstreamDataDir = join(tmpdir(), `speech-studio-e2e-${deadUpstreamPort}`)
+export const e2eDeadUpstreamBaseURL = `http://127.0.0.1:${deadUpstreamPort}`
+
+/** Shell commands that add a user to the studio database in `dir`, reading the password from stdin. */
+function addUser(user: { name: string; password: string; role: string }, dir: string): string {
+  return `printf '%s\\n' '${user.password}' | npm run --silent users -- add ${user.name} --role ${user.role} --data ${dir}`
+}
+
 const executablePath =
   process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE ??
   (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined)
@@ -33,11 +61,48 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: `rm -rf ${e2eDataDir} && npm start`,
-    url: `http://127.0.0.1:${port}/api/health`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    env: { PORT: String(port), SPEECH_PORT: String(speechPort), DATA_DIR: e2eDataDir, HOST: '127.0.0.1' },
-  },
+  webServer: [
+    {
+      command: `rm -rf ${e2eDataDir} && npm start`,
+      url: `http://127.0.0.1:${port}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      env: { PORT: String(port), SPEECH_PORT: String(speechPort), DATA_DIR: e2eDataDir, HOST: '127.0.0.1' },
+    },
+    {
+      command: [
+        `rm -rf ${signInDataDir}`,
+        addUser(e2eUsers.designer, signInDataDir),
+        addUser(e2eUsers.reviewer, signInDataDir),
+        'npm start',
+      ].join(' && '),
+      url: `${e2eSignInBaseURL}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      env: {
+        PORT: String(signInPort),
+        SPEECH_PORT: String(signInSpeechPort),
+        DATA_DIR: signInDataDir,
+        HOST: '127.0.0.1',
+      },
+    },
+    {
+      command: [
+        `rm -rf ${deadUpstreamDataDir}`,
+        addUser(e2eUsers.designer, deadUpstreamDataDir),
+        'npm start',
+      ].join(' && '),
+      url: `${e2eDeadUpstreamBaseURL}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      env: {
+        PORT: String(deadUpstreamPort),
+        DATA_DIR: deadUpstreamDataDir,
+        HOST: '127.0.0.1',
+        // Port 9 (discard) is closed on loopback: connections are refused at once.
+        SVC_BASE_URL: 'http://127.0.0.1:9',
+        SVC_API_KEY: 'sk_unused',
+      },
+    },
+  ],
 })

@@ -27,6 +27,8 @@ const unit = run(
   `${OUT}/unit.json`,
   (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),
 )
+// The e2e servers start together and each would build a stale app; build once first so they never race on dist/.
+spawnSync('node', ['scripts/build-if-needed.mjs'], { stdio: 'inherit' })
 const e2e = run(
   'playwright',
   'npx',
