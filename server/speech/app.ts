@@ -31,6 +31,8 @@ export interface SpeechLimits {
   /** Redirect mode (4.1): at capacity, answer with a continuation URL; it waits up to `continuationWaitMs`. */
   redirectWhenBusy: boolean
   continuationWaitMs: number
+  /** Speech request duration limit (spec 8). */
+  speechRequestMs: number
 }
 
 const DEFAULT_LIMITS: SpeechLimits = {
@@ -41,6 +43,7 @@ const DEFAULT_LIMITS: SpeechLimits = {
   ttsSessionMs: TTS_SESSION_MS,
   redirectWhenBusy: false,
   continuationWaitMs: 30_000,
+  speechRequestMs: 30 * 60_000,
 }
 /** The largest WebSocket message of any socket (realtime transcription, spec 8); smaller limits are per route. */
 const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
@@ -96,6 +99,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     slotWaitMs: limits.ttsWaitMs,
     redirectWhenBusy: limits.redirectWhenBusy,
     continuationWaitMs: limits.continuationWaitMs,
+    requestMs: limits.speechRequestMs,
   })
   voiceCatalogRoutes(app, { keys })
   ttsRealtimeRoutes(app, {

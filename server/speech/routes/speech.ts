@@ -36,6 +36,8 @@ export interface SpeechRouteDeps {
   redirectWhenBusy: boolean
   /** How long a continuation waits for a slot before 503. */
   continuationWaitMs: number
+  /** Request duration limit (spec 8: 30 minutes); a stream cut by it ends without its completion marker. */
+  requestMs: number
 }
 
 function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
@@ -117,7 +119,14 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   ) {
     // The client going away must stop synthesis at once, free the engine and give back the slot.
     const abort = new AbortController()
-    reply.raw.on('close', () => abort.abort())
+    const overtime = setTimeout(() => {
+      abort.abort()
+      reply.raw.destroy()
+    }, deps.requestMs)
+    reply.raw.on('close', () => {
+      clearTimeout(overtime)
+      abort.abort()
+    })
     const acquired = await ttsSlots.acquire(ownerId, waitMs, abort.signal)
     if (!('slot' in acquired)) {
       if (acquired.rejected === 'timeout') throw noGenerationSlot()
