@@ -58,7 +58,10 @@ for (const format of RESPONSE_FORMATS) {
 }
 
 // Load: 50 clients in 10 organizations, each sending sentence requests back to back.
-const orgKeys = Array.from({ length: 10 }, (_, i) => speech.keys.create({ kind: 'organization', org: `load-${i}` }).key)
+const orgKeys = Array.from(
+  { length: 10 },
+  (_, i) => speech.keys.create({ kind: 'organization', org: `load-${i}` }).key,
+)
 const counts = new Map<number, number>()
 const firstBytes: number[] = []
 const deadline = performance.now() + LOAD_SECONDS * 1000
@@ -76,7 +79,9 @@ await Promise.all(
 )
 console.log(`\nload: 50 clients, 10 organizations, ${LOAD_SECONDS} s`)
 console.log(`  time to first byte (200s): ${summary(firstBytes)}`)
-console.log(`  responses: 200 × ${counts.get(200) ?? 0}, 429 × ${counts.get(429) ?? 0}, 503 × ${counts.get(503) ?? 0}`)
+console.log(
+  `  responses: 200 × ${counts.get(200) ?? 0}, 429 × ${counts.get(429) ?? 0}, 503 × ${counts.get(503) ?? 0}`,
+)
 console.log(`  slots still held at the end: ${speech.ttsSlots.held()}`)
 await speech.close()
 rmSync(dir, { recursive: true, force: true })

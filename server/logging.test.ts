@@ -45,7 +45,13 @@ describe('redacting logger', () => {
     expect(res.status).toBe(404)
     const log = lines.join('')
     expect(log).toContain('/v1/audio/voices/voice_[redacted]')
-    for (const secret of [svc.apiKey, VOICE, CONSENT, 'sk_not_a_real_key_at_all', designer.cookie.split('=')[1] ?? '']) {
+    for (const secret of [
+      svc.apiKey,
+      VOICE,
+      CONSENT,
+      'sk_not_a_real_key_at_all',
+      designer.cookie.split('=')[1] ?? '',
+    ]) {
       expect(log).not.toContain(secret)
     }
   })

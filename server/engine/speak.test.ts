@@ -63,7 +63,11 @@ describe('speak', () => {
     const longestSilence = async (markup: boolean) => {
       let run = 0
       let longest = 0
-      for await (const chunk of speak(synth, { ...base, markup, text: 'One two three <pause> four five six.' })) {
+      for await (const chunk of speak(synth, {
+        ...base,
+        markup,
+        text: 'One two three <pause> four five six.',
+      })) {
         for (const s of chunk) {
           run = Math.abs(s) < 200 ? run + 1 : 0
           longest = Math.max(longest, run)

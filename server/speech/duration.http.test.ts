@@ -23,12 +23,13 @@ describe('speech request duration limit', () => {
     expect(res.status).toBe(200)
     // Read slowly, as a client on a thin line would, so the stream is still running when the limit falls.
     let text = ''
-    const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader()
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
     const cut = await (async () => {
       for (;;) {
         const next = await reader.read().catch(() => null)
         if (!next || next.done) return true
-        text += next.value
+        text += decoder.decode(next.value, { stream: true })
         await new Promise((r) => setTimeout(r, 50))
       }
     })()
