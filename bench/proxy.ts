@@ -8,16 +8,10 @@
  *
  * The target is under 2 ms added at p50; it is reported, never asserted (timings depend on the machine).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type WebSocket from 'ws'
 import { PCM_DELTA_BYTES, SAMPLE_RATE } from '../schema/index.ts'
-import { createSpeechService } from '../server/speech/app.ts'
-import { createStudio } from '../server/studio/app.ts'
-import { openStudioDb } from '../server/studio/store/db.ts'
-import { sessionHeaders } from '../server/testing/studio.ts'
 import { connectWs } from '../server/testing/ws-client.ts'
+import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
 
 const PAIRS = 30
@@ -36,20 +30,8 @@ const TARGET_MS = 2
 
 // ── Setup: a real service with room for 20 concurrent streams, and a real backend in front of it ──
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'))
-const speech = await createSpeechService({ dataDir: dir, limits: { ttsPerOwner: 64, ttsWaiters: 64 } })
-const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
-const apiKey = speech.keys.create({ kind: 'organization', org: 'bench' }).key
-const studioDb = openStudioDb(dir)
-const studio = await createStudio({
-  upstream: { baseUrl: speechUrl, apiKey, kind: 'embedded' },
-  db: studioDb,
-  autoLocalAdmin: true,
-})
-const studioUrl = await studio.listen({ port: 0, host: '127.0.0.1' })
-// The automatic local admin session, as the studio page gets it.
-const me = await fetch(`${studioUrl}/api/auth/me`)
-const session = sessionHeaders(me, (await me.json()) as { csrfToken: string })
+const stack = await startBenchStack({ limits: { ttsPerOwner: 64, ttsWaiters: 64 } })
+const { speechUrl, apiKey, studioUrl, session } = stack
 
 interface Route {
   url: string
@@ -237,10 +219,7 @@ for (let i = 0; i < WS_ROUND_TRIPS; i++) {
 directSocket.socket.close()
 bridgedSocket.socket.close()
 await Promise.all([directSocket.closed, bridgedSocket.closed])
-await studio.close()
-studioDb.close()
-await speech.close()
-rmSync(dir, { recursive: true, force: true })
+await stack.close()
 
 // ── Report ──
 

@@ -4,35 +4,18 @@
  * pairs), and (c) click to the first non-zero sample leaving the worklet in Chromium.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { chromium } from '@playwright/test'
-import { createSpeechService } from '../server/speech/app.ts'
-import { createStudio } from '../server/studio/app.ts'
-import { openStudioDb } from '../server/studio/store/db.ts'
-import { sessionHeaders } from '../server/testing/studio.ts'
+import { startBenchStack } from './stack.ts'
 import { summary } from './stats.ts'
 
 const PLAYS = 20
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.'
 
 execFileSync('node', ['scripts/build-if-needed.mjs'], { stdio: 'inherit' })
-const dir = mkdtempSync(join(tmpdir(), 'bench-ttfa-'))
-const speech = await createSpeechService({ dataDir: dir })
-const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
-const apiKey = speech.keys.create({ kind: 'organization', org: 'bench' }).key
-const studioDb = openStudioDb(dir)
-const studio = await createStudio({
-  upstream: { baseUrl: speechUrl, apiKey, kind: 'embedded' },
-  db: studioDb,
-  autoLocalAdmin: true,
-  staticDir: resolve('dist'),
-})
-const studioUrl = await studio.listen({ port: 0, host: '127.0.0.1' })
-// The automatic local admin session, as the studio page gets it.
-const me = await fetch(`${studioUrl}/api/auth/me`)
-const session = sessionHeaders(me, (await me.json()) as { csrfToken: string })
+const stack = await startBenchStack({ staticDir: resolve('dist') })
+const { speechUrl, apiKey, studioUrl, session } = stack
 
 /** Milliseconds from sending the request to the first body bytes (the first SSE delta). */
 async function timeToFirstByte(url: string, headers: Record<string, string>): Promise<number> {
@@ -90,10 +73,7 @@ for (let i = 0; i <= PLAYS; i++) {
   if (i > 0) clickToSound.push(ttfa) // the first play also creates the AudioContext and loads the worklet
 }
 await browser.close()
-await studio.close()
-studioDb.close()
-await speech.close()
-rmSync(dir, { recursive: true, force: true })
+await stack.close()
 
 console.log(`bench:ttfa — ${PLAYS} plays of "${SENTENCE}"`)
 console.log(`(a) service time to first byte (direct):       ${summary(direct)}`)

@@ -34,8 +34,6 @@ function base64ToBytes(b64: string): Uint8Array {
 export interface SpeechStreamResult {
   usage: Usage
   requestId: string | null
-  /** Milliseconds from sending the request to the response headers. */
-  headersMs: number
 }
 
 /**
@@ -46,7 +44,6 @@ export async function streamSpeech(
   request: SpeechRequest,
   opts: { signal?: AbortSignal; onAudio: (pcm: Int16Array) => void },
 ): Promise<SpeechStreamResult> {
-  const sent = performance.now()
   const response = await apiFetch('/v1/audio/speech', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -54,12 +51,11 @@ export async function streamSpeech(
     signal: opts.signal,
   })
   if (!response.ok || !response.body) throw await errorFrom(response)
-  const headersMs = performance.now() - sent
   const requestId = response.headers.get('x-request-id')
   const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
   for await (const message of events) {
     const event = speechSseEventSchema.parse(JSON.parse(message.data))
-    if (event.type === 'speech.audio.done') return { usage: event.usage, requestId, headersMs }
+    if (event.type === 'speech.audio.done') return { usage: event.usage, requestId }
     const bytes = base64ToBytes(event.audio)
     opts.onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
   }

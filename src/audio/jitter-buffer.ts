@@ -9,6 +9,11 @@ import { StreamResampler } from './stream-resampler.ts'
 
 export type PlayerState = 'idle' | 'prebuffering' | 'playing' | 'draining' | 'ended' | 'stopped'
 
+/** Whether a stream is under way (its end has not been played or stopped yet). */
+export function isActive(state: PlayerState): boolean {
+  return state === 'prebuffering' || state === 'playing' || state === 'draining'
+}
+
 export interface JitterCounters {
   state: PlayerState
   /** Source audio waiting in the ring, in milliseconds. */
@@ -123,6 +128,11 @@ export class JitterBuffer {
     }
     if (this.fadeLeft > 0) this.applyFade(out)
     return this.measure(out)
+  }
+
+  /** The state alone, read every render quantum without building the counters object. */
+  get currentState(): PlayerState {
+    return this.state
   }
 
   get counters(): JitterCounters {

@@ -1,5 +1,5 @@
 /// <reference path="./worklet-globals.d.ts" />
-import { JitterBuffer, type PlayerState } from './jitter-buffer.ts'
+import { isActive, JitterBuffer, type PlayerState } from './jitter-buffer.ts'
 import {
   type FromProcessor,
   PROCESSOR_NAME,
@@ -46,9 +46,8 @@ class PcmPlayerProcessor extends AudioWorkletProcessor {
     if (this.buffer.render(first)) this.post({ type: 'first-sample', stream: this.stream })
     for (let c = 1; c < channels.length; c++) channels[c]?.set(first)
 
-    const state = this.buffer.counters.state
-    const active = state === 'prebuffering' || state === 'playing' || state === 'draining'
-    if (state !== this.lastState || (active && ++this.quanta >= STATS_EVERY_QUANTA)) this.report()
+    const state = this.buffer.currentState
+    if (state !== this.lastState || (isActive(state) && ++this.quanta >= STATS_EVERY_QUANTA)) this.report()
     return true
   }
 

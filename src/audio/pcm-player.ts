@@ -1,4 +1,4 @@
-import type { JitterCounters } from './jitter-buffer.ts'
+import { isActive, type JitterCounters } from './jitter-buffer.ts'
 import processorUrl from './pcm-player-processor.ts?worker&url'
 import {
   type FromProcessor,
@@ -67,11 +67,6 @@ export class PcmPlayer {
 
   get stats(): PlayerStats {
     return this.statsNow
-  }
-
-  /** The output device's rate, which the worklet resamples to. */
-  get outputRate(): number {
-    return this.context.sampleRate
   }
 
   subscribe(listener: Listener): () => void {
@@ -160,8 +155,4 @@ export class PcmPlayer {
     this.statsNow = stats
     for (const listener of this.listeners) listener(stats)
   }
-}
-
-function isActive(state: JitterCounters['state']): boolean {
-  return state === 'prebuffering' || state === 'playing' || state === 'draining'
 }

@@ -90,8 +90,11 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
     },
     async (socket, request) => {
       const { voice, speed, maxNewTokens } = request.ttsSession
-      const send = (problem: Parameters<typeof errorEvent>[0]) =>
+      /** Admission failures after the upgrade: an error event, then close 1008 (spec 6.3). */
+      const refuse = (problem: Parameters<typeof errorEvent>[0]) => {
         socket.send(JSON.stringify(errorEvent(problem)))
+        socket.close(1008, problem.code)
+      }
       // Messages that arrive while admission finishes are held, not lost.
       const early: Array<[Buffer, boolean]> = []
       const hold = (data: Buffer, isBinary: boolean) => early.push([data, isBinary])
@@ -99,23 +102,19 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
 
       if (voice.kind === 'saved') {
         // Saved voices arrive with the voices-and-consents store; until then no saved voice exists for anyone.
-        send({
+        return refuse({
           code: 'voice_not_found',
           message: 'The voice does not exist or is not available to this key.',
           param: 'voice',
         })
-        socket.close(1008, 'voice_not_found')
-        return
       }
       const acquired = await deps.ttsSlots.acquire(request.principal.ownerId, 0)
       if (!('slot' in acquired)) {
-        send({
+        return refuse({
           code: 'rate_limit_exceeded',
           type: 'rate_limit_error',
           message: 'Too many concurrent generations for this organization.',
         })
-        socket.close(1008, 'rate_limit_exceeded')
-        return
       }
       const session = new TtsSession(
         socket,

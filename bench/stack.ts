@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSpeechService, type SpeechLimits } from '../server/speech/app.ts'
+import { createStudio } from '../server/studio/app.ts'
+import { openStudioDb } from '../server/studio/store/db.ts'
+import { type BrowserHeaders, sessionHeaders } from '../server/testing/studio.ts'
+
+/**
+ * What the backend benchmarks measure against: a real speech service and a real studio backend in front of it, in a
+ * throwaway data directory, with the automatic local admin session a studio page would get.
+ */
+export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; staticDir?: string } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'))
+  const speech = await createSpeechService({ dataDir: dir, limits: opts.limits })
+  const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
+  const apiKey = speech.keys.create({ kind: 'organization', org: 'bench' }).key
+  const studioDb = openStudioDb(dir)
+  const studio = await createStudio({
+    upstream: { baseUrl: speechUrl, apiKey, kind: 'embedded' },
+    db: studioDb,
+    autoLocalAdmin: true,
+    staticDir: opts.staticDir,
+  })
+  const studioUrl = await studio.listen({ port: 0, host: '127.0.0.1' })
+  const me = await fetch(`${studioUrl}/api/auth/me`)
+  const session: BrowserHeaders = sessionHeaders(me, (await me.json()) as { csrfToken: string })
+  return {
+    speechUrl,
+    apiKey,
+    studioUrl,
+    session,
+    async close() {
+      await studio.close()
+      studioDb.close()
+      await speech.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
