@@ -15,7 +15,20 @@ export const e2eDataDir = join(tmpdir(), `speech-studio-e2e-${port}`)
 export const e2eUsers = {
   designer: { name: 'dana', password: 'designer password 1', role: 'designer' },
   reviewer: { name: 'ria', password: 'reviewer password 1', role: 'reviewer' },
+  consentAdmin: { name: 'cole', password: 'consent admin password 1', role: 'consent_admin' },
 } as const
+
+/**
+ * The voices tests' audio, made with the project's eSpeak engine by e2e/voices.setup.ts: the consent phrase that
+ * Chromium's fake microphone plays (in a loop) and the voice samples the tests upload.
+ */
+export const e2eVoiceClipsDir = join(tmpdir(), `speech-studio-e2e-${port}-voice-clips`)
+
+/**
+ * The transcripts tests' fake microphone: a real meeting recording from ../shared/data/diarization (32-bit float)
+ * converted to 16-bit PCM by e2e/transcripts.setup.ts, since Chromium's fake capture reads PCM16 WAV.
+ */
+export const e2eMeetingMicWav = join(tmpdir(), `speech-studio-e2e-${port}-meeting-mic.wav`)
 
 /** A second studio, on the embedded local service but with real users, so it shows the sign-in page. */
 const signInPort = port + 1
@@ -40,6 +53,22 @@ const executablePath =
   process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE ??
   (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined)
 
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--autoplay-policy=no-user-gesture-required',
+]
+
+/** The voices tests' Chromium: a fake microphone that plays the consent phrase, allowed without asking. */
+const fakeMicrophoneArgs = [
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  `--use-file-for-fake-audio-capture=${join(e2eVoiceClipsDir, 'consent-phrase.wav')}`,
+]
+
 export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
@@ -49,18 +78,35 @@ export default defineConfig({
   reporter: 'list',
   use: {
     baseURL: `http://127.0.0.1:${port}`,
-    launchOptions: {
-      executablePath,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    },
+    launchOptions: { executablePath, args: chromiumArgs },
   },
+  projects: [
+    { name: 'chromium', testIgnore: /(voices|transcripts)\.(spec|setup)\.ts$/ },
+    { name: 'voices-setup', testMatch: /voices\.setup\.ts$/ },
+    {
+      name: 'voices',
+      testMatch: /voices\.spec\.ts$/,
+      dependencies: ['voices-setup'],
+      use: { launchOptions: { executablePath, args: [...chromiumArgs, ...fakeMicrophoneArgs] } },
+    },
+    { name: 'transcripts-setup', testMatch: /transcripts\.setup\.ts$/ },
+    {
+      name: 'transcripts',
+      testMatch: /transcripts\.spec\.ts$/,
+      dependencies: ['transcripts-setup'],
+      use: {
+        launchOptions: {
+          executablePath,
+          args: [
+            ...chromiumArgs,
+            '--use-fake-device-for-media-stream',
+            '--use-fake-ui-for-media-stream',
+            `--use-file-for-fake-audio-capture=${e2eMeetingMicWav}`,
+          ],
+        },
+      },
+    },
+  ],
   webServer: [
     {
       command: `rm -rf ${e2eDataDir} && npm start`,
@@ -74,6 +120,7 @@ export default defineConfig({
         `rm -rf ${signInDataDir}`,
         addUser(e2eUsers.designer, signInDataDir),
         addUser(e2eUsers.reviewer, signInDataDir),
+        addUser(e2eUsers.consentAdmin, signInDataDir),
         'npm start',
       ].join(' && '),
       url: `${e2eSignInBaseURL}/api/health`,

@@ -30,6 +30,9 @@ export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; st
     apiKey,
     studioUrl,
     session,
+    /** The throwaway data directory and the studio's database, for benchmarks that load fixture data directly. */
+    dataDir: dir,
+    studioDb,
     async close() {
       await studio.close()
       studioDb.close()

@@ -10,7 +10,7 @@ import { e2eDeadUpstreamBaseURL, e2eSignInBaseURL, e2eUsers } from '../playwrigh
 const PAGES = [
   { link: 'Script', path: '/script', heading: 'Preview a line', statusRegions: 1 },
   { link: 'Voices', path: '/voices', heading: 'Voices', statusRegions: 0 },
-  { link: 'Transcripts', path: '/transcripts', heading: 'Transcripts', statusRegions: 0 },
+  { link: 'Transcripts', path: '/transcripts', heading: 'Transcripts', statusRegions: 2 },
 ]
 
 /** How the banner starts its sentence about each engine the speech service lacks. */

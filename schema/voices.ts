@@ -153,6 +153,9 @@ export const catalogVoiceSchema = z.object({
   language: z.string(),
   gender: z.string(),
   description: z.string(),
+  /** Saved voices only: the consent the voice is bound to (null in the extension form) and when it was made. */
+  consent: z.string().nullable().optional(),
+  created_at: z.number().int().optional(),
 })
 export type CatalogVoice = z.infer<typeof catalogVoiceSchema>
 

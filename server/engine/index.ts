@@ -1,4 +1,5 @@
 export { type CompressedFormat, encodeCompressed } from './codecs/encode.ts'
+export type { DecodingSettings } from './decoding/index.ts'
 export { createEspeakSynthesizer, type EspeakSynthesizerOptions } from './espeak/pool.ts'
 export { integratedLoudness, normalizeLoudness, TARGET_LUFS } from './loudness.ts'
 export { concatPcm } from './pcm.ts'

@@ -1,11 +1,16 @@
 import { hasMarkup } from '../../schema/index.ts'
+import { warpFormants } from './cloning/envelope.ts'
+import { type DecodingSettings, ProsodyShaper, type Random } from './decoding/index.ts'
+import { espeakRate } from './espeak/text.ts'
 import { planUtterance, renderPlan } from './markup/index.ts'
+import { lowpass, profiledVoice, renderProfile } from './model-profiles.ts'
 import type { Synthesizer, VoiceParams } from './synthesizer.ts'
 import { OUTPUT_SAMPLE_RATE } from './synthesizer.ts'
 import { normalizeText, segmentForSynthesis } from './text/index.ts'
 
 /** Audio tokens per second of speech (spec 2.8 rule 5). */
 export const AUDIO_TOKENS_PER_SECOND = 25
+const SAMPLES_PER_TOKEN = OUTPUT_SAMPLE_RATE / AUDIO_TOKENS_PER_SECOND
 
 export interface SpeakRequest {
   text: string
@@ -17,27 +22,52 @@ export interface SpeakRequest {
   markup: boolean
   /** Caps every segment's audio-token budget; null keeps the segment's own (2.8 rule 5). */
   maxNewTokens: number | null
+  /** The model id: picks its rendering profile (the 0.8 models' pacing and smoothing, model-profiles.ts). */
+  model?: string
+  /**
+   * Sampled prosody with these controls (docs/decoding.md): every call is a fresh take. Absent, the rendering is
+   * deterministic and neutral — the 0.8 models, which ignore the decoding fields (2.1 rule 4).
+   */
+  decoding?: DecodingSettings
+  /** The draws' source of randomness; tests pass a seeded one. */
+  random?: Random
   signal?: AbortSignal
 }
 
 /**
  * The text-to-audio pipeline in front of a synthesizer: normalize, cut into segments (marked-up text in chunks of up
  * to ~530 characters with a 90 s budget), render each in order — marked-up chunks through the markup stage's plan of
- * SSML and non-speech sounds. A segment that reaches its token budget is cut off mid-speech and not regenerated, as
- * the spec's models do.
+ * SSML and non-speech sounds, and with decoding controls through a sampled take of the segment's prosody. A segment
+ * that reaches its token budget is cut off mid-speech and not regenerated, as the spec's models do.
  */
 export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenerator<Int16Array> {
   const text = normalizeText(req.text, { voiceLanguage: req.language })
   const markup = req.markup && hasMarkup(text)
+  const profile = renderProfile(req.model)
+  const voice = profiledVoice(req.voice, profile)
   for (const segment of segmentForSynthesis(text, { locale: req.language, markup })) {
     const tokens = Math.min(segment.tokenBudget, req.maxNewTokens ?? Number.POSITIVE_INFINITY)
     let left = Math.floor((tokens / AUDIO_TOKENS_PER_SECOND) * OUTPUT_SAMPLE_RATE)
     const controller = new AbortController()
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal
-    const job = { voice: req.voice, speed: req.speed, signal }
-    const audio = markup
-      ? renderPlan(planUtterance(segment.text, req.language), synth, job)
-      : synth.synthesize({ ...job, text: segment.text })
+    const job = { voice, speed: req.speed, signal }
+    let audio: AsyncIterable<Int16Array>
+    if (req.decoding) {
+      const shaper = new ProsodyShaper({
+        decoding: req.decoding,
+        random: req.random ?? Math.random,
+        wpm: espeakRate(voice.rate, req.speed),
+      })
+      const plan = planUtterance(segment.text, req.language, { markup, shaper })
+      audio = withHolds(renderPlan(plan, synth, job), shaper, segment.text, signal)
+    } else {
+      audio = markup
+        ? renderPlan(planUtterance(segment.text, req.language), synth, job)
+        : synth.synthesize({ ...job, text: segment.text })
+    }
+    if (profile.lowpassHz !== null) audio = lowpass(audio, profile.lowpassHz, OUTPUT_SAMPLE_RATE)
+    // A cloned voice's vocal-tract length (cloning/envelope.ts).
+    if (voice.formantScale) audio = warpFormants(audio, voice.formantScale)
     for await (const chunk of audio) {
       if (chunk.length >= left) {
         yield chunk.subarray(0, left)
@@ -49,4 +79,18 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
     }
     req.signal?.throwIfAborted()
   }
+}
+
+/**
+ * The segment's audio, then one audio token of silence for every "hold" the model draws at its end. Drawn lazily:
+ * a take that never stops holding (greedy decoding after text that breaks off) runs into the segment's cap above.
+ */
+async function* withHolds(
+  audio: AsyncIterable<Int16Array>,
+  shaper: ProsodyShaper,
+  segmentText: string,
+  signal: AbortSignal,
+): AsyncGenerator<Int16Array> {
+  yield* audio
+  while (!signal.aborted && shaper.holdOn(segmentText)) yield new Int16Array(SAMPLES_PER_TOKEN)
 }

@@ -15,6 +15,11 @@ export interface VoiceParams {
   range: number
   /** Speaking rate in words per minute at speed 1.0 (eSpeak default 175). */
   rate: number
+  /**
+   * Vocal-tract scale applied after synthesis (cloned voices, cloning/envelope.ts): formants move up by this factor,
+   * pitch stays. Absent means 1.
+   */
+  formantScale?: number
 }
 
 export interface SynthesisJob {

@@ -1,20 +1,51 @@
 import { randomBytes } from 'node:crypto'
+import multipart from '@fastify/multipart'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '../../schema/index.ts'
+import { ASR_CONCURRENT_SESSIONS, TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '../../schema/index.ts'
+import { createDiarizer, type Diarizer } from '../engine/diarization/index.ts'
+import { createOnlineSpeakerTracker } from '../engine/diarization/online.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
+import { createPocketSphinxRecognizer, type Recognizer } from '../engine/recognition/index.ts'
+import {
+  createSpeakerEmbedder,
+  DEFAULT_VERIFICATION_THRESHOLD,
+  type SpeakerEmbedder,
+  screenRecording,
+} from '../engine/speaker/index.ts'
+import { createStreamingVad } from '../engine/vad/index.ts'
 import { ApiError, errorHandler, sendApiError } from './errors.ts'
 import { buildOpenApiDocument } from './openapi.ts'
+import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
+import { callRoutes } from './routes/calls.ts'
+import { clientSecretRoutes } from './routes/client-secrets.ts'
+import { consentRoutes } from './routes/consents.ts'
+import { savedVoiceRoutes } from './routes/saved-voices.ts'
 import { speechRoutes } from './routes/speech.ts'
+import { sttRealtimeRoutes } from './routes/stt-realtime.ts'
+import { transcriptionRoutes } from './routes/transcriptions.ts'
 import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
 import { SlotPool } from './slots.ts'
+import { ClientSecretStore } from './store/client-secrets.ts'
 import { openSpeechDb } from './store/db.ts'
 import { KeyStore } from './store/keys.ts'
+import { VoiceStore } from './store/voices.ts'
+import { VoiceService } from './voices/voice-service.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
   synthesizer?: Synthesizer
+  recognizer?: Recognizer
+  /** Upload diarization (default: the engine's diarizer). A diarizer that throws is how `failed` is tested. */
+  diarizer?: Diarizer
+  /** Realtime speaker tracking, one tracker per session (default: the engine's online tracker). */
+  speakerTracker?: (opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>
+  /** Deployment switch for diarization, uploads and realtime; default from env: off when SPEECH_DIARIZATION=off. */
+  diarizationEnabled?: boolean
+  embedder?: SpeakerEmbedder
+  /** Overrides the engine's voice preparation version (tests of re-preparation). */
+  preparationVersion?: string
   logger?: FastifyServerOptions['logger']
   limits?: Partial<SpeechLimits>
 }
@@ -33,6 +64,16 @@ export interface SpeechLimits {
   continuationWaitMs: number
   /** Speech request duration limit (spec 8). */
   speechRequestMs: number
+  /** Concurrent transcription uploads and realtime transcription sessions per organization, combined (spec 8). */
+  asrPerOwner: number
+  /** The cloning queue (spec 7, 8): concurrent preparations, requests that may wait, and for how long. */
+  cloningConcurrency: number
+  cloningQueue: number
+  cloningWaitMs: number
+  /** Speaker verification threshold for consent-bound voices (cosine similarity; docs/voices-and-consents.md). */
+  verificationThreshold: number
+  /** How long a speech request waits for a saved voice's re-preparation before 503 (spec 3). */
+  preparationDeadlineMs: number
 }
 
 const DEFAULT_LIMITS: SpeechLimits = {
@@ -44,20 +85,38 @@ const DEFAULT_LIMITS: SpeechLimits = {
   redirectWhenBusy: false,
   continuationWaitMs: 30_000,
   speechRequestMs: 30 * 60_000,
+  asrPerOwner: ASR_CONCURRENT_SESSIONS,
+  cloningConcurrency: 1,
+  cloningQueue: 8,
+  cloningWaitMs: 120_000,
+  verificationThreshold: DEFAULT_VERIFICATION_THRESHOLD,
+  preparationDeadlineMs: 25_000,
 }
 /** The largest WebSocket message of any socket (realtime transcription, spec 8); smaller limits are per route. */
 const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
 
 /** Deployment switches read from the environment (README, Configuration). */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<SpeechLimits> {
-  return { redirectWhenBusy: env.SPEECH_REDIRECT_WHEN_BUSY === '1' }
+  const limits: Partial<SpeechLimits> = { redirectWhenBusy: env.SPEECH_REDIRECT_WHEN_BUSY === '1' }
+  const threshold = env.SPEECH_VERIFICATION_THRESHOLD
+  if (threshold) {
+    const value = Number(threshold)
+    if (!(value >= -1 && value <= 1))
+      throw new Error(`SPEECH_VERIFICATION_THRESHOLD must be from -1 to 1, got ${threshold}`)
+    limits.verificationThreshold = value
+  }
+  return limits
 }
 
 export interface SpeechService {
   app: FastifyInstance
   keys: KeyStore
+  voices: VoiceService
   synthesizer: Synthesizer
   ttsSlots: SlotPool
+  /** Transcription uploads and realtime sessions, combined (spec 8). */
+  asrSlots: SlotPool
+  sttSessions: Set<SttSession>
   close(): Promise<void>
 }
 
@@ -68,6 +127,24 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const ttsSlots = new SlotPool(limits.ttsPerOwner, limits.ttsWaiters)
+  const asrSlots = new SlotPool(limits.asrPerOwner)
+  const sttSessions = new Set<SttSession>()
+  const diarizationEnabled = opts.diarizationEnabled ?? process.env.SPEECH_DIARIZATION !== 'off'
+  const diarizer = opts.diarizer ?? createDiarizer()
+  const speakerTracker = opts.speakerTracker ?? createOnlineSpeakerTracker
+  const recognizer = opts.recognizer ?? createPocketSphinxRecognizer()
+  const voices = new VoiceService({
+    store: new VoiceStore(db, opts.dataDir),
+    synthesizer,
+    recognizer,
+    embedder: opts.embedder ?? createSpeakerEmbedder(),
+    screen: screenRecording,
+    verificationThreshold: limits.verificationThreshold,
+    cloning: new SlotPool(limits.cloningConcurrency, limits.cloningQueue),
+    cloningWaitMs: limits.cloningWaitMs,
+    preparationVersion: opts.preparationVersion,
+    preparationDeadlineMs: limits.preparationDeadlineMs,
+  })
   const app = Fastify({
     logger: opts.logger ?? false,
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
@@ -89,29 +166,63 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     ),
   )
   await app.register(websocket, { options: { maxPayload: MAX_WS_MESSAGE_BYTES } })
+  // Multipart routes (voices, consents, transcriptions, one-request cloning) set their own size limits per request.
+  await app.register(multipart)
   const openApi = buildOpenApiDocument()
   app.get('/openapi.json', async () => openApi)
-  app.get('/health', async () => ({ status: 'ok', engines: { synthesis: true } }))
+  app.get('/health', async () => ({
+    status: 'ok',
+    engines: {
+      synthesis: true,
+      recognition: await recognizer.available(),
+      diarization: diarizationEnabled,
+    },
+  }))
   speechRoutes(app, {
     keys,
     synthesizer,
+    voices,
     ttsSlots,
     slotWaitMs: limits.ttsWaitMs,
     redirectWhenBusy: limits.redirectWhenBusy,
     continuationWaitMs: limits.continuationWaitMs,
     requestMs: limits.speechRequestMs,
   })
-  voiceCatalogRoutes(app, { keys })
+  voiceCatalogRoutes(app, { keys, store: voices.store })
+  savedVoiceRoutes(app, { keys, voices })
+  consentRoutes(app, { keys, voices })
   ttsRealtimeRoutes(app, {
     keys,
     synthesizer,
+    voices,
     ttsSlots,
     idleMs: limits.ttsIdleMs,
     maxSessionMs: limits.ttsSessionMs,
   })
+  const secrets = new ClientSecretStore(db, keys)
+  transcriptionRoutes(app, {
+    keys,
+    recognizer,
+    diarizer: diarizationEnabled ? diarizer : null,
+    diarizationEnabled,
+    asrSlots,
+  })
+  sttRealtimeRoutes(app, {
+    keys,
+    secrets,
+    recognizer,
+    createVad: createStreamingVad,
+    createTracker: diarizationEnabled ? speakerTracker : null,
+    asrSlots,
+    sessions: sttSessions,
+  })
+  clientSecretRoutes(app, { keys, secrets, diarizationEnabled })
+  callRoutes(app, { keys, secrets, asrSlots })
   app.addHook('onClose', async () => {
+    for (const session of sttSessions) session.dispose()
     if (!opts.synthesizer) await synthesizer.close()
+    if (!opts.recognizer) await recognizer.close()
     db.close()
   })
-  return { app, keys, synthesizer, ttsSlots, close: () => app.close() }
+  return { app, keys, voices, synthesizer, ttsSlots, asrSlots, sttSessions, close: () => app.close() }
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { invalidKey, missingKey, missingPermission } from './errors.ts'
+import { durableKeyRequired, invalidKey, missingKey, missingPermission } from './errors.ts'
 import type { KeyStore, Permission, Principal } from './store/keys.ts'
 
 declare module 'fastify' {
@@ -8,13 +8,22 @@ declare module 'fastify' {
   }
 }
 
-/** Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the spec's envelope. */
-export function authenticate(keys: KeyStore, request: FastifyRequest, permission: Permission): Principal {
+/**
+ * Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the spec's envelope. With
+ * `durableFor`, ephemeral credentials are refused first (spec 5.4), whatever permissions they carry.
+ */
+export function authenticate(
+  keys: KeyStore,
+  request: FastifyRequest,
+  permission: Permission,
+  durableFor?: string,
+): Principal {
   const header = request.headers.authorization
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
   if (!match) throw missingKey()
   const principal = keys.authenticate(match[1] as string)
   if (!principal) throw invalidKey()
+  if (durableFor && principal.kind === 'ephemeral') throw durableKeyRequired(durableFor)
   if (!principal.permissions.has(permission)) throw missingPermission(permission)
   request.principal = principal
   return principal

@@ -73,6 +73,44 @@ export const voiceNotFound = () =>
     'voice',
   )
 
+export const consentNotFound = () =>
+  new ApiError(
+    404,
+    'envelope',
+    'The consent does not exist or is not available to this key.',
+    'consent_not_found',
+    'consent',
+  )
+
+/** Spec 5.4: ephemeral credentials never manage voices or consents (docs/api.md, "Voices and consents"). */
+export const durableKeyRequired = (what: string, param: string | null = null) =>
+  new ApiError(
+    403,
+    'envelope',
+    `${what} needs a durable API key; ephemeral credentials cannot use it.`,
+    'durable_api_key_required',
+    param,
+    'permission_error',
+  )
+
+/** An upload that cannot serve as a consent recording or voice sample, with the reason in `code`. */
+export const unusableAudio = (code: string, param: string, message: string) =>
+  new ApiError(400, 'envelope', message, code, param)
+
+export const customVoiceBusy = () =>
+  new ApiError(
+    429,
+    'envelope',
+    'The voice cloning queue is full. Retry later with backoff.',
+    'custom_voice_creation_busy',
+    null,
+    'rate_limit_error',
+    { 'retry-after': '5' },
+  )
+
+export const recognitionUnavailable = (message: string) =>
+  new ApiError(503, 'envelope', message, 'recognition_unavailable', null, 'server_error')
+
 export const rateLimited = (headers: Record<string, string>) =>
   new ApiError(
     429,

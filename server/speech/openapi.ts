@@ -1,15 +1,21 @@
 import { z } from 'zod'
 import {
   CONTENT_TYPES,
+  consentListSchema,
+  deletionSchema,
   detailErrorSchema,
   errorEnvelopeSchema,
   MAX_SPEECH_BODY_BYTES,
   RESPONSE_FORMATS,
   realtimeTtsQuerySchema,
+  savedVoiceSchema,
   speechRequestSchema,
   speechSseEventSchema,
+  voiceConsentSchema,
   voiceListSchema,
 } from '../../schema/index.ts'
+import { transcriptionPaths, transcriptionSchemas } from './openapi-transcription.ts'
+import { cloningFormSchema, voicePaths } from './openapi-voices.ts'
 
 /**
  * The published contract: an OpenAPI 3.1 document generated from the same zod schemas the service validates with,
@@ -59,7 +65,10 @@ export function buildOpenApiDocument() {
           requestBody: {
             required: true,
             description: `JSON body of at most ${MAX_SPEECH_BODY_BYTES} bytes.`,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/SpeechRequest' } } },
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/SpeechRequest' } },
+              'multipart/form-data': { schema: cloningFormSchema },
+            },
           },
           responses: {
             '200': {
@@ -115,6 +124,8 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      ...voicePaths,
+      ...transcriptionPaths,
       '/v1/tts/realtime': {
         get: {
           operationId: 'textInputSpeechSocket',
@@ -135,8 +146,13 @@ export function buildOpenApiDocument() {
         SpeechRequest: jsonSchema(speechRequestSchema),
         SpeechSseEvent: jsonSchema(speechSseEventSchema),
         VoiceList: jsonSchema(voiceListSchema),
+        SavedVoice: jsonSchema(savedVoiceSchema),
+        VoiceConsent: jsonSchema(voiceConsentSchema),
+        ConsentList: jsonSchema(consentListSchema),
+        Deletion: jsonSchema(deletionSchema),
         ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
         DetailError: jsonSchema(detailErrorSchema),
+        ...transcriptionSchemas,
       },
     },
   }

@@ -20,7 +20,10 @@ import { type ApiError, badRequest, invalidField } from './errors.ts'
 export interface ResolvedSpeechRequest {
   model: ModelId
   input: string
-  voice: { kind: 'builtin'; id: string } | { kind: 'saved'; id: string } | { kind: 'inline' }
+  voice:
+    | { kind: 'builtin'; id: string }
+    | { kind: 'saved'; id: string }
+    | { kind: 'inline'; reference: { data: string; format: string }; transcript?: string; consent?: string }
   responseFormat: ResponseFormat
   streamFormat: 'audio' | 'sse'
   stream: boolean
@@ -108,5 +111,11 @@ export function resolveVoice(model: ModelId, voice: SpeechRequest['voice']): Res
   if (!isSecondGen(model)) {
     throw invalidField('voice', 'Custom voices are available only with svc-tts-2-latest.')
   }
-  return 'id' in voice ? { kind: 'saved', id: voice.id } : { kind: 'inline' }
+  if ('id' in voice) return { kind: 'saved', id: voice.id }
+  return {
+    kind: 'inline',
+    reference: voice.reference_audio,
+    transcript: voice.reference_transcript,
+    consent: voice.consent,
+  }
 }

@@ -6,6 +6,7 @@ import {
   PCM_DELTA_BYTES,
 } from '../../schema/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { connectWs, type RefusedUpgrade, type WsTestClient } from '../testing/ws-client.ts'
 
 /** The text-input WebSocket over real loopback sockets (spec 4.10, 6.2, 6.3, 8; docs/realtime-tts.md). */
@@ -162,6 +163,34 @@ describe('a session', () => {
     await c.next(isError('voice_not_found'))
     expect((await c.closed).code).toBe(1008)
   })
+
+  it("speaks with the owner's saved voice; another organization gets voice_not_found", async () => {
+    const sample = wavFile(
+      await spokenPcm(
+        svc.service.synthesizer,
+        'A saved voice speaks on the text socket as well as over HTTP.',
+      ),
+    )
+    const form = new FormData()
+    form.append('name', 'socket voice')
+    form.append('audio_sample', new Blob([new Uint8Array(sample)]), 'sample.wav')
+    const created = await fetch(`${svc.baseUrl}/v1/audio/voices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.apiKey}` },
+      body: form,
+    })
+    const { id } = (await created.json()) as { id: string }
+    const mine = await open(`?voice=${id}`)
+    mine.sendJson({ type: 'input_text.append', text: 'Hello from my own voice.' })
+    mine.sendJson({ type: 'input_text.done' })
+    await mine.next((m) => m.type === 'speech.audio.done')
+    expect(mine.messages.filter(isDelta).length).toBeGreaterThan(0)
+
+    const { key } = svc.service.keys.create({ kind: 'organization', org: 'someone-else' })
+    const theirs = await open(`?voice=${id}`, key)
+    await theirs.next(isError('voice_not_found'))
+    expect((await theirs.closed).code).toBe(1008)
+  }, 60_000)
 })
 
 describe('limits, at their boundaries', () => {

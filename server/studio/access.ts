@@ -14,6 +14,9 @@ const ROUTES: Array<{ method: string; path: RegExp; roles: readonly Role[] }> = 
   { method: 'POST', path: /^\/v1\/audio\/voice_consents$/, roles: ['consent_admin'] },
   { method: 'DELETE', path: /^\/v1\/audio\/voice_consents\/[\w-]+$/, roles: ['consent_admin'] },
   { method: 'POST', path: /^\/v1\/audio\/transcriptions$/, roles: ['reviewer'] },
+  // Live transcription: the backend's socket bridge mints the ephemeral secret itself (live-transcription.ts);
+  // POST /v1/realtime/client_secrets is deliberately absent, so no browser reaches it.
+  { method: 'GET', path: /^\/v1\/realtime$/, roles: ['reviewer'] },
 ]
 
 export type Access = 'allowed' | 'forbidden' | 'unknown'

@@ -1,14 +1,20 @@
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import httpProxy from '@fastify/http-proxy'
 import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { upstreamAccess } from './access.ts'
+import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit.ts'
 import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
+import { liveBridgeOptions } from './live-transcription.ts'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
+import { AuditStore } from './store/audit.ts'
 import type { StudioDb } from './store/db.ts'
 import { SessionStore } from './store/sessions.ts'
+import { TranscriptStore } from './store/transcripts.ts'
 import { UserStore } from './store/users.ts'
+import { registerTranscriptRoutes } from './transcripts.ts'
 import { registerWsBridge } from './ws-bridge.ts'
 
 /** Where the backend sends the studio's speech requests, and the durable key it injects (never sent to browsers). */
@@ -23,10 +29,13 @@ export interface StudioOptions {
   db: StudioDb
   /** Open an admin session without sign-in while no user exists. Only for loopback with the embedded service. */
   autoLocalAdmin: boolean
+  /** Where saved transcripts keep their audio (`transcripts/` inside it). Default: the directory of studio.db. */
+  dataDir?: string
   /** The built single-page app; when absent the backend serves only the API (e.g. under `vite dev`). */
   staticDir?: string
   logger?: FastifyServerOptions['logger']
   signInLimit?: AuthOptions['signInLimit']
+  retry?: Partial<RetryPolicy>
 }
 
 function refuse(reply: FastifyReply, status: number, detail: string) {
@@ -71,6 +80,9 @@ export async function createStudio(opts: StudioOptions) {
     })
   })
 
+  const audit = new AuditStore(opts.db)
+  registerAuditRoutes(app, audit)
+
   await app.register(httpProxy, {
     upstream: upstream.baseUrl,
     prefix: '/api/v1',
@@ -82,17 +94,25 @@ export async function createStudio(opts: StudioOptions) {
         const { cookie: _cookie, [CSRF_HEADER]: _csrf, ...rest } = headers
         return { ...rest, authorization: `Bearer ${upstream.apiKey}` }
       },
+      // 429 and 503 answered before any streaming are retried here, politely (retry.ts).
+      retryDelay: upstreamRetry({ ...DEFAULT_RETRY_POLICY, ...opts.retry }),
+      // Consent and voice creations and deletions that succeeded go into the audit trail (audit.ts).
+      onResponse: auditingOnResponse({ store: audit, consentOfVoice: catalogConsentLookup(upstream) }),
     },
   })
   // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.
   await app.register(websocket)
-  registerWsBridge(app, '/v1/tts/realtime', upstream, async (request, reply) => {
+  const authorizeSocket = async (request: FastifyRequest, reply: FastifyReply) => {
     // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio.
     const origin = request.headers.origin
     if (origin && new URL(origin).host !== request.headers.host)
       return refuse(reply, 403, 'Cross-origin socket refused.')
     return authorizeUpstream(request, reply)
-  })
+  }
+  registerWsBridge(app, '/v1/tts/realtime', upstream, authorizeSocket)
+  const transcripts = new TranscriptStore(opts.db, opts.dataDir ?? dirname(opts.db.name))
+  registerWsBridge(app, '/v1/realtime', upstream, authorizeSocket, liveBridgeOptions(upstream, transcripts))
+  registerTranscriptRoutes(app, transcripts, upstream)
 
   if (opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))) {
     await app.register(fastifyStatic, { root: opts.staticDir, wildcard: false })

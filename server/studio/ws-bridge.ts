@@ -31,13 +31,13 @@ function sendableCode(code: number): number {
   return code
 }
 
-/** Opens the upstream socket with the backend's key; a refused upgrade comes back as status and body. */
+/** Opens the upstream socket with `apiKey` as bearer; a refused upgrade comes back as status and body. */
 function connectUpstream(url: string, apiKey: string) {
-  return new Promise<
-    { socket: WebSocket } | { status: number; body: string; headers: Record<string, string> }
-  >((resolve, reject) => {
+  return new Promise<{ held: HeldUpstream } | UpstreamRefusal>((resolve, reject) => {
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } })
-    socket.once('open', () => resolve({ socket }))
+    // Held from the start: a service that speaks first (session.created) may send in the same tick as 'open'.
+    const held = hold(socket)
+    socket.once('open', () => resolve({ held }))
     socket.once('unexpected-response', (_req, res) => {
       let body = ''
       res.on('data', (c: Buffer) => {
@@ -55,6 +55,62 @@ function connectUpstream(url: string, apiKey: string) {
   })
 }
 
+/** A refusal from the upstream (status, body, headers), passed to the browser as its answer to the upgrade. */
+export interface UpstreamRefusal {
+  status: number
+  body: string
+  headers: Record<string, string>
+}
+
+export interface BridgeOptions {
+  /**
+   * The bearer the upstream socket is opened with. Default: the backend's durable key. A bridge that must not hand
+   * the durable key's powers to the session (realtime transcription) mints a short-lived credential here; a refusal
+   * is answered to the browser as it came.
+   */
+  credential?: (request: FastifyRequest) => Promise<string | UpstreamRefusal>
+  /** The query string sent upstream (with its `?`, or empty). Default: the browser's own. */
+  upstreamQuery?: (request: FastifyRequest) => string
+  /**
+   * Sees every text frame each way once it is relayed, and the end of the session (to keep a record of it). A tap
+   * that throws is dropped; it never disturbs the relay.
+   */
+  tap?: (request: FastifyRequest) => BridgeTap | undefined
+}
+
+export interface BridgeTap {
+  client(text: string): void
+  server(text: string): void
+  close(): void
+}
+
+/** Wraps a tap so that its first failure detaches it. */
+function safeTap(tap: BridgeTap | undefined, log: FastifyRequest['log']): BridgeTap | undefined {
+  if (!tap) return undefined
+  let broken = false
+  const guard =
+    (fn: (text: string) => void) =>
+    (text: string): void => {
+      if (broken) return
+      try {
+        fn(text)
+      } catch (err) {
+        broken = true
+        log.warn({ err }, 'socket tap failed; the session is relayed without it')
+      }
+    }
+  let closed = false
+  return {
+    client: guard((t) => tap.client(t)),
+    server: guard((t) => tap.server(t)),
+    close: () => {
+      if (closed) return
+      closed = true
+      guard(() => tap.close())('')
+    },
+  }
+}
+
 /**
  * Browsers cannot put `Authorization` on a WebSocket, so the backend opens the upstream socket itself and relays
  * frames both ways, keeping text/binary and passing close codes through. The upstream is dialled before the browser's
@@ -65,8 +121,9 @@ export function registerWsBridge(
   path: string,
   upstream: Upstream,
   authorize: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined,
+  opts: BridgeOptions = {},
 ) {
-  app.decorateRequest('upstreamSocket', null)
+  if (!app.hasRequestDecorator('upstreamSocket')) app.decorateRequest('upstreamSocket', null)
   app.get(
     `/api${path}`,
     {
@@ -74,28 +131,52 @@ export function registerWsBridge(
       preValidation: async (request, reply) => {
         await authorize(request, reply)
         if (reply.sent) return
-        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : ''
+        const query = opts.upstreamQuery
+          ? opts.upstreamQuery(request)
+          : request.url.includes('?')
+            ? request.url.slice(request.url.indexOf('?'))
+            : ''
         const url = `${upstream.baseUrl.replace(/^http/, 'ws')}${path}${query}`
-        const result = await connectUpstream(url, upstream.apiKey).catch(() => null)
+        const bearer = opts.credential ? await opts.credential(request).catch(() => null) : upstream.apiKey
+        if (bearer === null)
+          return reply.code(502).send({ detail: 'The speech service could not be reached.' })
+        if (typeof bearer !== 'string')
+          return reply.code(bearer.status).headers(bearer.headers).send(bearer.body)
+        const result = await connectUpstream(url, bearer).catch(() => null)
         if (!result) return reply.code(502).send({ detail: 'The speech service could not be reached.' })
-        if (!('socket' in result)) return reply.code(result.status).headers(result.headers).send(result.body)
-        request.upstreamSocket = hold(result.socket)
+        if (!('held' in result)) return reply.code(result.status).headers(result.headers).send(result.body)
+        request.upstreamSocket = result.held
       },
     },
     (client, request) => {
       const held = request.upstreamSocket
       if (!held) return client.close(1011)
       const upstreamSocket = held.socket
+      const tap = safeTap(opts.tap?.(request), request.log)
       upstreamSocket.removeAllListeners('message')
       upstreamSocket.removeAllListeners('close')
-      for (const [data, isBinary] of held.early) client.send(data, { binary: isBinary })
-      if (held.closed) return client.close(sendableCode(held.closed[0]), held.closed[1])
-      upstreamSocket.on('message', (data, isBinary) => client.send(data, { binary: isBinary }))
+      for (const [data, isBinary] of held.early) {
+        client.send(data, { binary: isBinary })
+        if (!isBinary) tap?.server(String(data))
+      }
+      if (held.closed) {
+        tap?.close()
+        return client.close(sendableCode(held.closed[0]), held.closed[1])
+      }
+      upstreamSocket.on('message', (data, isBinary) => {
+        client.send(data, { binary: isBinary })
+        if (!isBinary) tap?.server(String(data))
+      })
       client.on('message', (data, isBinary) => {
         if (upstreamSocket.readyState === WebSocket.OPEN) upstreamSocket.send(data, { binary: isBinary })
+        if (!isBinary) tap?.client(String(data))
       })
-      upstreamSocket.on('close', (code, reason) => client.close(sendableCode(code), reason))
+      upstreamSocket.on('close', (code, reason) => {
+        tap?.close()
+        client.close(sendableCode(code), reason)
+      })
       client.on('close', (code, reason) => {
+        tap?.close()
         if (upstreamSocket.readyState === WebSocket.OPEN) upstreamSocket.close(sendableCode(code), reason)
         else upstreamSocket.terminate()
       })

@@ -12,8 +12,9 @@ export interface RunningService {
   close(): Promise<void>
 }
 
+/** With `dataDir`, the service runs on that directory and leaves it in place (restart tests); else on a fresh one. */
 export async function startSpeechService(opts: Partial<SpeechServiceOptions> = {}): Promise<RunningService> {
-  const dir = mkdtempSync(join(tmpdir(), 'speech-test-'))
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'speech-test-'))
   const service = await createSpeechService({ ...opts, dataDir: dir })
   await service.app.listen({ port: 0, host: '127.0.0.1' })
   const address = service.app.server.address()
@@ -24,7 +25,7 @@ export async function startSpeechService(opts: Partial<SpeechServiceOptions> = {
     apiKey: service.keys.create({ kind: 'organization', org: 'test-org' }).key,
     async close() {
       await service.close()
-      rmSync(dir, { recursive: true, force: true })
+      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true })
     },
   }
 }

@@ -1,21 +1,43 @@
+import { createParser } from 'eventsource-parser'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { z } from 'zod'
 import {
   type CatalogVoice,
+  type ConsentList,
+  consentListSchema,
+  type Deletion,
+  deletionSchema,
   type ModelId,
+  type SavedVoice,
   type SpeechRequest,
+  savedVoiceSchema,
   speechSseEventSchema,
   type Usage,
+  type VoiceConsent,
+  voiceConsentSchema,
   voiceListSchema,
 } from '../../schema/index.ts'
-import { apiFetch, apiJson, errorFrom } from './http.ts'
+import {
+  type LabelEdits,
+  type Peaks,
+  type SavedLabels,
+  type SavedTranscript,
+  type StoredResult,
+  savedLabelsSchema,
+  savedTranscriptSchema,
+  storedResultSchema,
+  type TranscriptSummary,
+  transcriptListSchema,
+} from '../../schema/transcripts.ts'
+import { apiFetch, apiJson, apiUpload, apiUploadStream, errorFrom, type UploadProgress } from './http.ts'
 
 /**
  * The studio's one typed client. It talks to the studio backend, which holds the key and forwards to the service.
  * Every request goes through `apiFetch` (http.ts), which adds the CSRF header to state-changing requests.
  */
 
-export { ApiRequestError, onUnauthorized, setCsrfTokenSource } from './http.ts'
+export { ApiRequestError, onUnauthorized, setCsrfTokenSource, type UploadProgress } from './http.ts'
+export type { ConsentList, Deletion, SavedVoice, VoiceConsent }
 
 /** A stream that closed before `speech.audio.done`: its audio is partial and must not be continued. */
 export class IncompleteStreamError extends Error {
@@ -62,8 +84,14 @@ export async function streamSpeech(
   throw new IncompleteStreamError()
 }
 
-export async function listVoices(model: ModelId): Promise<CatalogVoice[]> {
-  const body = await apiJson(`/v1/voices?model=${encodeURIComponent(model)}`, (b) => voiceListSchema.parse(b))
+export async function listVoices(model: ModelId, signal?: AbortSignal): Promise<CatalogVoice[]> {
+  const body = await apiJson(
+    `/v1/voices?model=${encodeURIComponent(model)}`,
+    (b) => voiceListSchema.parse(b),
+    {
+      signal,
+    },
+  )
   return body.data
 }
 
@@ -114,4 +142,304 @@ export type EngineName = keyof Health['engines']
 
 export async function getHealth(signal?: AbortSignal): Promise<Health> {
   return apiJson('/health', (body) => healthSchema.parse(body), { signal })
+}
+
+// --- Consents and saved voices (spec 2.3, 2.5, 4.3–4.9) ---
+
+/** The model whose catalog lists the saved voices (custom voices exist only on the second generation). */
+export const SAVED_VOICE_MODEL: ModelId = 'svc-tts-2-latest'
+
+export interface UploadOptions {
+  onProgress?: (progress: UploadProgress) => void
+  signal?: AbortSignal
+}
+
+/** An audio file to upload, with the file name the service sees (its extension hints at the format). */
+export interface AudioUpload {
+  blob: Blob
+  filename: string
+}
+
+/** One page of the caller's consents, newest first (`after`: the last id of the previous page). */
+export async function listConsents(
+  opts: { limit?: number; after?: string; signal?: AbortSignal } = {},
+): Promise<ConsentList> {
+  const query = new URLSearchParams()
+  if (opts.limit !== undefined) query.set('limit', String(opts.limit))
+  if (opts.after) query.set('after', opts.after)
+  return apiJson(`/v1/audio/voice_consents?${query}`, (b) => consentListSchema.parse(b), {
+    signal: opts.signal,
+  })
+}
+
+/** Records a consent: the phrase spoken by the voice's owner, checked by the service (2–30 s, one speaker). */
+export async function createConsent(
+  input: { name: string; language: string; recording: AudioUpload; transcript?: string },
+  opts: UploadOptions = {},
+): Promise<VoiceConsent> {
+  const form = new FormData()
+  form.set('name', input.name)
+  form.set('language', input.language)
+  if (input.transcript) form.set('consent_transcript', input.transcript)
+  form.set('recording', input.recording.blob, input.recording.filename)
+  return apiUpload('/v1/audio/voice_consents', form, (b) => voiceConsentSchema.parse(b), opts)
+}
+
+/** Deletes a consent; the service revokes every voice bound to it. */
+export async function deleteConsent(id: string): Promise<Deletion> {
+  return apiJson(`/v1/audio/voice_consents/${encodeURIComponent(id)}`, (b) => deletionSchema.parse(b), {
+    method: 'DELETE',
+  })
+}
+
+/** Saves a voice from a sample, bound to `consent` or (without one) in the extension form. */
+export async function createVoice(
+  input: { name: string; sample: AudioUpload; consent?: string | null; transcript?: string },
+  opts: UploadOptions = {},
+): Promise<SavedVoice> {
+  const form = new FormData()
+  form.set('name', input.name)
+  if (input.consent) form.set('consent', input.consent)
+  if (input.transcript) form.set('reference_transcript', input.transcript)
+  form.set('audio_sample', input.sample.blob, input.sample.filename)
+  return apiUpload('/v1/audio/voices', form, (b) => savedVoiceSchema.parse(b), opts)
+}
+
+export async function deleteVoice(id: string): Promise<Deletion> {
+  return apiJson(`/v1/audio/voices/${encodeURIComponent(id)}`, (b) => deletionSchema.parse(b), {
+    method: 'DELETE',
+  })
+}
+
+const savedCatalogEntrySchema = z.object({
+  id: z.string(),
+  type: z.literal('saved'),
+  name: z.string(),
+  language: z.string().catch('en'),
+  description: z.string().catch(''),
+  consent: z
+    .string()
+    .nullish()
+    .transform((c) => c ?? null),
+  created_at: z
+    .number()
+    .nullish()
+    .transform((t) => t ?? null),
+})
+export type SavedCatalogVoice = z.infer<typeof savedCatalogEntrySchema>
+
+/** The caller's active saved voices from the voice catalog (4.9), each with the consent it is bound to. */
+export async function listSavedVoices(signal?: AbortSignal): Promise<SavedCatalogVoice[]> {
+  const body = await apiJson(
+    `/v1/voices?model=${encodeURIComponent(SAVED_VOICE_MODEL)}`,
+    (b) => z.object({ data: z.array(z.looseObject({ type: z.string() })) }).parse(b),
+    { signal },
+  )
+  return body.data.filter((v) => v.type === 'saved').map((v) => savedCatalogEntrySchema.parse(v))
+}
+
+// --- Audit trail (backend contract: /api/audit) ---
+
+const auditEventSchema = z.object({
+  id: z.number().int(),
+  at: z.number().int(),
+  user: z.string(),
+  role: z.string(),
+  kind: z.enum(['consent', 'voice']),
+  action: z.enum(['created', 'deleted', 'revoked']),
+  upstream_id: z.string(),
+  name: z.string().nullable(),
+  consent_id: z.string().nullable(),
+})
+export type AuditEvent = z.infer<typeof auditEventSchema>
+
+const auditPageSchema = z.object({
+  data: z.array(auditEventSchema),
+  has_more: z.boolean(),
+  next_before: z.number().int().nullable(),
+})
+export type AuditPage = z.infer<typeof auditPageSchema>
+
+/** The studio's audit trail of consents and voices, newest first (`before`: the previous page's next_before). */
+export async function listAudit(
+  opts: { limit?: number; before?: number; signal?: AbortSignal } = {},
+): Promise<AuditPage> {
+  const query = new URLSearchParams()
+  if (opts.limit !== undefined) query.set('limit', String(opts.limit))
+  if (opts.before !== undefined) query.set('before', String(opts.before))
+  return apiJson(`/audit?${query}`, (b) => auditPageSchema.parse(b), { signal: opts.signal })
+}
+
+/** The creation event of every consent and voice still live: who made it and when. */
+export async function listAuditOrigins(signal?: AbortSignal): Promise<AuditEvent[]> {
+  return apiJson('/audit/origins', (b) => z.object({ data: z.array(auditEventSchema) }).parse(b).data, {
+    signal,
+  })
+}
+
+// --- Transcripts (backend contract: /api/transcripts; the service's events: spec 4.12, 6.4) ---
+
+export type { LabelEdits, Peaks, SavedLabels, SavedTranscript, StoredResult, TranscriptSummary }
+
+/** The transcription stream ended before `transcript.text.done`: nothing was saved. */
+export class TranscriptionIncompleteError extends Error {
+  constructor(message = 'The transcription stopped before it was complete; nothing was saved. Try again.') {
+    super(message)
+  }
+}
+
+/** Someone saved other label edits since these were loaded (409); `labels` are the ones now saved. */
+export class LabelsConflictError extends Error {
+  constructor(
+    message: string,
+    readonly labels: SavedLabels,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * Sends a recording to the backend, which stores it, has the service transcribe it (streamed verbose_json) and
+ * saves the result. `fields` are the service's form fields (diarization options). Text deltas go to `onDelta` as the
+ * service produces them; resolves with the saved transcript's id and the service's result.
+ */
+export async function transcribeAndSave(
+  upload: { file: Blob; fileName: string; fields: Record<string, string> },
+  opts: {
+    onProgress?: (progress: UploadProgress) => void
+    onDelta?: (delta: string) => void
+    signal?: AbortSignal
+  } = {},
+): Promise<{ id: string; result: StoredResult }> {
+  const form = new FormData()
+  // Fields before the file, as the service reads them.
+  for (const [name, value] of Object.entries(upload.fields)) form.set(name, value)
+  form.set('file', upload.file, upload.fileName)
+  let result: StoredResult | null = null
+  let failure: Error | null = null
+  const parser = createParser({
+    onEvent(message) {
+      const event = transcriptionStreamEventSchema.parse(JSON.parse(message.data))
+      if (event.type === 'transcript.text.delta') opts.onDelta?.(String(event.delta ?? ''))
+      else if (event.type === 'transcript.text.done') {
+        const { type: _type, ...rest } = event
+        result = storedResultSchema.parse(rest)
+      } else if (event.type === 'error') {
+        const error = (event.error ?? {}) as { message?: unknown }
+        failure = new TranscriptionIncompleteError(
+          typeof error.message === 'string' ? error.message : 'The service stopped with an error.',
+        )
+      }
+    },
+  })
+  const headers = await apiUploadStream('/transcripts', form, {
+    onProgress: opts.onProgress,
+    onText: (chunk) => parser.feed(chunk),
+    signal: opts.signal,
+  })
+  const id = headers.get('x-transcript-id')
+  if (failure) throw failure
+  if (!result || !id) throw new TranscriptionIncompleteError()
+  return { id, result }
+}
+
+const transcriptionStreamEventSchema = z.looseObject({ type: z.string() })
+
+export async function listTranscripts(signal?: AbortSignal): Promise<TranscriptSummary[]> {
+  return apiJson('/transcripts', (b) => transcriptListSchema.parse(b).data, { signal })
+}
+
+export async function getTranscript(id: string, signal?: AbortSignal): Promise<SavedTranscript> {
+  return apiJson(`/transcripts/${encodeURIComponent(id)}`, (b) => savedTranscriptSchema.parse(b), { signal })
+}
+
+/** Saves the edits made on top of `revision`; rejects with LabelsConflictError when someone saved in between. */
+export async function saveTranscriptLabels(
+  id: string,
+  edits: LabelEdits,
+  revision: number,
+): Promise<SavedLabels> {
+  const response = await apiFetch(`/transcripts/${encodeURIComponent(id)}/labels`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ edits, revision }),
+  })
+  if (response.status === 409) {
+    const body = z.object({ detail: z.string(), labels: savedLabelsSchema }).parse(await response.json())
+    throw new LabelsConflictError(body.detail, body.labels)
+  }
+  if (!response.ok) throw await errorFrom(response)
+  return savedLabelsSchema.parse(await response.json())
+}
+
+export async function saveTranscriptPeaks(id: string, peaks: Peaks): Promise<void> {
+  const response = await apiFetch(`/transcripts/${encodeURIComponent(id)}/peaks`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(peaks),
+  })
+  if (!response.ok) throw await errorFrom(response)
+}
+
+export async function deleteTranscript(id: string): Promise<void> {
+  const response = await apiFetch(`/transcripts/${encodeURIComponent(id)}`, { method: 'DELETE' })
+  if (!response.ok) throw await errorFrom(response)
+}
+
+/** Base64 of PCM16 samples' bytes (little-endian, as typed arrays are on every browser platform). */
+export function pcm16ToBase64(pcm: Int16Array): string {
+  const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength)
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
+}
+
+/** A live transcription session through the backend's socket bridge (`/api/v1/realtime`). */
+export interface LiveConnection {
+  /** 24 kHz mono PCM16 from the microphone. */
+  sendAudio(pcm: Int16Array): void
+  /** Ends the current turn now (the service also ends turns by itself). */
+  commit(): void
+  close(): void
+}
+
+export interface LiveHandlers {
+  onOpen(): void
+  onEvent(event: { type: string } & Record<string, unknown>): void
+  /** `opened` tells a session that ended from one that never started (refused or unreachable). */
+  onClose(info: { code: number; reason: string; opened: boolean }): void
+}
+
+/**
+ * Opens a live session. The backend mints the service's ephemeral credential with these diarization settings and
+ * relays the socket; the browser never holds a key.
+ */
+export function connectLiveTranscription(
+  settings: { diarization: boolean; maxSpeakers?: number },
+  handlers: LiveHandlers,
+): LiveConnection {
+  const query = new URLSearchParams({ diarization: String(settings.diarization) })
+  if (settings.maxSpeakers !== undefined) query.set('max_speakers', String(settings.maxSpeakers))
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
+  const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/realtime?${query}`)
+  let opened = false
+  socket.onopen = () => {
+    opened = true
+    handlers.onOpen()
+  }
+  socket.onmessage = (message) => {
+    if (typeof message.data !== 'string') return
+    const parsed = transcriptionStreamEventSchema.safeParse(JSON.parse(message.data))
+    if (parsed.success) handlers.onEvent(parsed.data)
+  }
+  socket.onclose = (event) => handlers.onClose({ code: event.code, reason: event.reason, opened })
+  const send = (event: object) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
+  }
+  return {
+    sendAudio: (pcm) => send({ type: 'input_audio_buffer.append', audio: pcm16ToBase64(pcm) }),
+    commit: () => send({ type: 'input_audio_buffer.commit' }),
+    close: () => socket.close(1000),
+  }
 }

@@ -117,3 +117,143 @@ export async function apiJson<T>(
   if (!response.ok) throw await errorFrom(response)
   return parse(await response.json())
 }
+
+export interface UploadProgress {
+  /** Bytes of the request body sent so far. */
+  loaded: number
+  total: number
+}
+
+function headersOf(xhr: XMLHttpRequest): Headers {
+  const headers = new Headers()
+  for (const line of xhr
+    .getAllResponseHeaders()
+    .trim()
+    .split(/[\r\n]+/)) {
+    const colon = line.indexOf(':')
+    if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
+  }
+  return headers
+}
+
+/**
+ * A multipart POST that reports upload progress, which fetch() cannot: XMLHttpRequest with the same CSRF header,
+ * 401 notification and error parsing as `apiFetch`/`apiJson`. Resolves with the parsed 2xx body; a network failure
+ * rejects with TypeError as fetch() does, an abort with an AbortError.
+ */
+export function apiUpload<T>(
+  path: string,
+  form: FormData,
+  parse: (body: unknown) => T,
+  opts: { onProgress?: (progress: UploadProgress) => void; signal?: AbortSignal } = {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    const abort = () => xhr.abort()
+    if (opts.signal?.aborted) {
+      reject(opts.signal.reason)
+      return
+    }
+    opts.signal?.addEventListener('abort', abort, { once: true })
+    const done = () => opts.signal?.removeEventListener('abort', abort)
+    xhr.open('POST', `${API_BASE}${path}`)
+    const csrfToken = csrfTokenSource()
+    if (csrfToken !== null) xhr.setRequestHeader(CSRF_HEADER, csrfToken)
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) opts.onProgress?.({ loaded: event.loaded, total: event.total })
+    })
+    xhr.addEventListener('load', () => {
+      done()
+      if (xhr.status === 401 && !path.startsWith(AUTH_PREFIX)) {
+        for (const listener of unauthorizedListeners) listener(path)
+      }
+      const response = new Response(xhr.responseText, { status: xhr.status, headers: headersOf(xhr) })
+      if (!response.ok) {
+        errorFrom(response).then(reject, reject)
+        return
+      }
+      response.json().then((body) => {
+        try {
+          resolve(parse(body))
+        } catch (err) {
+          reject(err)
+        }
+      }, reject)
+    })
+    xhr.addEventListener('error', () => {
+      done()
+      reject(new TypeError('Failed to fetch'))
+    })
+    xhr.addEventListener('abort', () => {
+      done()
+      reject(opts.signal?.reason ?? new DOMException('The upload was cancelled.', 'AbortError'))
+    })
+    xhr.send(form)
+  })
+}
+
+export interface StreamUploadOptions {
+  onProgress?: (progress: UploadProgress) => void
+  /** Each piece of the answer's text as it arrives (a streamed answer: SSE). */
+  onText?: (chunk: string) => void
+  signal?: AbortSignal
+}
+
+/**
+ * Like `apiUpload`, for a streamed answer: each piece of a 2xx answer's text goes to `onText` as it arrives, and the
+ * promise resolves with the answer's headers once it is complete. Failures reject as `apiUpload`'s do.
+ */
+export function apiUploadStream(
+  path: string,
+  form: FormData,
+  opts: StreamUploadOptions = {},
+): Promise<Headers> {
+  return new Promise<Headers>((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    const abort = () => xhr.abort()
+    if (opts.signal?.aborted) {
+      reject(opts.signal.reason)
+      return
+    }
+    opts.signal?.addEventListener('abort', abort, { once: true })
+    const done = () => opts.signal?.removeEventListener('abort', abort)
+    xhr.open('POST', `${API_BASE}${path}`)
+    const csrfToken = csrfTokenSource()
+    if (csrfToken !== null) xhr.setRequestHeader(CSRF_HEADER, csrfToken)
+    let seen = 0
+    const drain = () => {
+      if (xhr.status < 200 || xhr.status >= 300 || xhr.responseText.length <= seen) return
+      const chunk = xhr.responseText.slice(seen)
+      seen = xhr.responseText.length
+      opts.onText?.(chunk)
+    }
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) opts.onProgress?.({ loaded: event.loaded, total: event.total })
+    })
+    xhr.addEventListener('progress', drain)
+    xhr.addEventListener('load', () => {
+      done()
+      if (xhr.status >= 200 && xhr.status < 300) {
+        drain()
+        resolve(headersOf(xhr))
+        return
+      }
+      if (xhr.status === 401 && !path.startsWith(AUTH_PREFIX)) {
+        for (const listener of unauthorizedListeners) listener(path)
+      }
+      errorFrom(new Response(xhr.responseText, { status: xhr.status, headers: headersOf(xhr) })).then(
+        reject,
+        reject,
+      )
+    })
+    xhr.addEventListener('error', () => {
+      done()
+      reject(new TypeError('Failed to fetch'))
+    })
+    xhr.addEventListener('abort', () => {
+      done()
+      reject(opts.signal?.reason ?? new DOMException('The upload was cancelled.', 'AbortError'))
+    })
+    xhr.send(form)
+  })
+}

@@ -20,6 +20,8 @@ declare module '@echogarden/espeak-ng-emscripten' {
 
   export interface EspeakModule {
     eSpeakNGWorker: new () => EspeakNGWorker
+    /** The module's linear memory; a new view after the memory grows, so read it each time. */
+    readonly HEAPU8: Uint8Array
   }
 
   export default function init(): Promise<EspeakModule>

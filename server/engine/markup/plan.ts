@@ -31,6 +31,28 @@ export type UtterancePart =
 type Token = { text: string } | { tag: string }
 
 /**
+ * What a shaper hands back for a run of plain text: words (escaped later), SSML tags that the planner places in front
+ * of trailing punctuation like its own, and pauses (`<break>`) that stay exactly where they stand.
+ */
+export type ShapedToken = { text: string } | { tag: string } | { pause: string }
+
+/**
+ * Shapes plain text before it becomes SSML — the decoding stage's sampled prosody (server/engine/decoding/). Every
+ * tag a `shape` call opens it also closes, so the shaped text nests inside emotions and emphasis.
+ */
+export interface TextShaper {
+  shape(plain: string): ShapedToken[]
+  /** Speech stops here for a sound: nothing drawn for the speech before it carries over. */
+  interrupt(): void
+}
+
+export interface PlanOptions {
+  /** Interpret inline markup (default); false reads brackets as words, as the 0.8 models do. */
+  markup?: boolean
+  shaper?: TextShaper
+}
+
+/**
  * Trailing clause and sentence punctuation (with the ellipsis), closing quotes and brackets, and spaces: SSML tags go
  * in front of them (see `PartBuilder.tag`). Symbols that are read aloud, such as "&" or "%", are words and stay put.
  */
@@ -43,6 +65,8 @@ class PartBuilder {
   private emotion: Prosody | undefined
   private open = false
 
+  constructor(private readonly shaper?: TextShaper) {}
+
   text(plain: string, emphasized: boolean) {
     if (plain === '') return
     if (this.emotion && !this.open) {
@@ -50,7 +74,12 @@ class PartBuilder {
       this.open = true
     }
     if (emphasized) this.tag(openEmphasis(this.emotion))
-    this.tokens.push({ text: plain })
+    if (!this.shaper) this.tokens.push({ text: plain })
+    for (const token of this.shaper?.shape(plain) ?? []) {
+      if ('text' in token) this.tokens.push(token)
+      else if ('tag' in token) this.tag(token.tag)
+      else this.tokens.push({ tag: token.pause })
+    }
     if (emphasized) this.tag(CLOSE_EMPHASIS)
   }
 
@@ -61,6 +90,7 @@ class PartBuilder {
 
   sound(sound: SoundTag) {
     this.flush()
+    this.shaper?.interrupt()
     this.parts.push({ kind: 'sound', sound })
   }
 
@@ -101,10 +131,16 @@ class PartBuilder {
 
 /**
  * Tags are never spoken; text that only looks like markup ("[happy]", "((two))") stays text and is read as written.
- * `locale` (BCP 47, the voice's language) picks the sentence rules that bound each emotion.
+ * `locale` (BCP 47, the voice's language) picks the sentence rules that bound each emotion. With `markup: false`
+ * everything is text, which lets plain text take a shaper's prosody too.
  */
-export function planUtterance(text: string, locale = 'en'): UtterancePart[] {
-  const builder = new PartBuilder()
+export function planUtterance(text: string, locale = 'en', opts: PlanOptions = {}): UtterancePart[] {
+  const builder = new PartBuilder(opts.shaper)
+  if (opts.markup === false) {
+    builder.text(text, false)
+    builder.flush()
+    return builder.parts
+  }
   const handle = (piece: Piece, emphasized: boolean) => {
     const tag = piece.kind === 'tag' ? classifyTag(piece.text) : undefined
     if (tag?.kind === 'emotion') builder.setEmotion(EMOTION_PROSODY[tag.tag])

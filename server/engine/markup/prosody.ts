@@ -31,7 +31,7 @@ export const EMOTION_PROSODY: Record<EmotionTag, Prosody> = {
   // Low, flat, slow and soft.
   sad: { pitch: -12, range: 50, rate: 78, volume: 65 },
   // Loudest, fast, with a wide melody but little change of level.
-  angry: { pitch: 2, range: 170, rate: 118, volume: 135 },
+  angry: { pitch: 2, range: 190, rate: 118, volume: 135 },
   // Hurried and tense: raised, narrow, fastest, held back in loudness.
   nervous: { pitch: 10, range: 80, rate: 128, volume: 85 },
   // Low, flat and firm.

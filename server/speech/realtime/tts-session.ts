@@ -6,7 +6,7 @@ import {
   type TtsServerMessage,
   ttsClientMessageSchema,
 } from '../../../schema/index.ts'
-import { type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
+import { type DecodingSettings, type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
 import { fixedSizePieces, pcmBytes } from '../audio-out.ts'
 import { PhraseBuffer } from '../phrase-buffer.ts'
 
@@ -22,6 +22,8 @@ export interface TtsSessionOptions {
   language: string
   speed: number
   maxNewTokens: number | null
+  /** Sampled prosody (spec 2.8); the session serves the second-generation model only. */
+  decoding?: DecodingSettings
   idleMs: number
   maxSessionMs: number
 }
@@ -157,6 +159,7 @@ export class TtsSession {
           speed: this.opts.speed,
           markup: true,
           maxNewTokens: this.opts.maxNewTokens,
+          decoding: this.opts.decoding,
           signal: this.abort.signal,
         })
         for await (const piece of fixedSizePieces(this.bytes(pcm))) {

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  builtinVoiceLanguage,
   CONTENT_TYPES,
+  DECODING_FIELDS,
   isSecondGen,
+  MAX_REFERENCE_BYTES,
   MAX_SPEECH_BODY_BYTES,
   SAMPLE_RATE,
+  SECOND_GEN_MODEL,
   type SpeechSseEvent,
   type Usage,
 } from '../../../schema/index.ts'
@@ -16,19 +18,21 @@ import {
   normalizeLoudness,
   type Synthesizer,
   speak,
-  type VoiceParams,
-  voiceParamsFor,
 } from '../../engine/index.ts'
 import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
-import { ApiError, badRequest, noGenerationSlot, rateLimited, voiceNotFound } from '../errors.ts'
-import type { SlotPool } from '../slots.ts'
+import { ApiError, badRequest, invalidField, noGenerationSlot, rateLimited } from '../errors.ts'
+import { readForm } from '../multipart-form.ts'
+import type { Slot, SlotPool } from '../slots.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
 import type { KeyStore } from '../store/keys.ts'
+import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
+import type { VoiceService } from '../voices/voice-service.ts'
 
 export interface SpeechRouteDeps {
   keys: KeyStore
   synthesizer: Synthesizer
+  voices: VoiceService
   ttsSlots: SlotPool
   /** How long a second-generation request waits in line for a slot before 503 (spec 8: about 8 s). */
   slotWaitMs: number
@@ -62,8 +66,7 @@ const CONTINUATION_TTL_MS = 60_000
 interface Continuation {
   ownerId: string
   req: ResolvedSpeechRequest
-  voiceId: string
-  voice: VoiceParams
+  voice: VoiceSource
   timer: NodeJS.Timeout
 }
 
@@ -76,25 +79,32 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
 
   app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
     const principal = authenticate(keys, request, 'tts:generate')
-    const req = resolveSpeechRequest(request.body)
-    if (req.voice.kind === 'saved') throw voiceNotFound()
-    if (req.voice.kind === 'inline')
-      throw badRequest('Inline reference voices are not available yet.', 'voice')
-    const voiceId = req.voice.id
-    const voice = voiceParamsFor(voiceId)
-    if (!voice) throw voiceNotFound()
+    const { req, reference } = request.isMultipart()
+      ? await readCloningForm(request)
+      : { req: resolveSpeechRequest(request.body), reference: undefined }
+    let voice: VoiceSource
+    if (req.voice.kind === 'inline') {
+      const clone = {
+        audio: reference ?? inlineReferenceBytes(req.voice.reference),
+        transcript: req.voice.transcript,
+        consentId: req.voice.consent,
+      }
+      voice = { prepare: (signal) => deps.voices.prepareReference(principal.ownerId, clone, signal) }
+    } else {
+      voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
+    }
 
     if (deps.redirectWhenBusy && !ttsSlots.available(principal.ownerId)) {
       // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
       const token = randomBytes(16).toString('hex')
       const timer = setTimeout(() => continuations.delete(token), CONTINUATION_TTL_MS)
-      continuations.set(token, { ownerId: principal.ownerId, req, voiceId, voice, timer })
+      continuations.set(token, { ownerId: principal.ownerId, req, voice, timer })
       return reply
         .code(303)
         .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
         .send()
     }
-    return serve(reply, principal.ownerId, req, voiceId, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
+    return serve(reply, principal.ownerId, req, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
   })
 
   app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
@@ -105,7 +115,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     }
     continuations.delete(request.params.token)
     clearTimeout(c.timer)
-    return serve(reply, c.ownerId, c.req, c.voiceId, c.voice, deps.continuationWaitMs)
+    return serve(reply, c.ownerId, c.req, c.voice, deps.continuationWaitMs)
   })
 
   /** Takes a slot (waiting up to `waitMs`) and streams the request's audio in its format. */
@@ -113,8 +123,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     reply: FastifyReply,
     ownerId: string,
     req: ResolvedSpeechRequest,
-    voiceId: string,
-    voice: VoiceParams,
+    source: VoiceSource,
     waitMs: number,
   ) {
     // The client going away must stop synthesis at once, free the engine and give back the slot.
@@ -136,17 +145,28 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       })
     }
     reply.raw.on('close', () => acquired.slot.release())
+    // A one-request clone is prepared now, holding a cloning slot as well until the response ends (spec 8).
+    let voice: SpeakingVoice
+    if ('prepare' in source) {
+      const clone = await source.prepare(abort.signal)
+      reply.raw.on('close', () => clone.slot.release())
+      voice = clone.voice
+    } else {
+      voice = source
+    }
 
     let samples = 0
     const pcm = (async function* () {
       for await (const chunk of speak(synthesizer, {
         text: req.input,
-        voice,
-        language: builtinVoiceLanguage(voiceId) ?? 'en-US',
+        voice: voice.params,
+        language: voice.language,
         speed: req.speed,
         markup: isSecondGen(req.model),
+        model: req.model,
         // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
         maxNewTokens: isSecondGen(req.model) ? req.decoding.max_new_tokens : null,
+        decoding: isSecondGen(req.model) ? req.decoding : undefined,
         signal: abort.signal,
       })) {
         samples += chunk.length
@@ -192,4 +212,73 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     }
     return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, abort.signal)))
   }
+}
+
+/** A voice ready to speak, or a one-request reference still to prepare once the request holds its TTS slot. */
+type VoiceSource =
+  | SpeakingVoice
+  | { prepare(signal: AbortSignal): Promise<{ voice: SpeakingVoice; slot: Slot }> }
+
+const REFERENCE_FORMATS = ['wav', 'mp3', 'ogg', 'opus', 'aac', 'flac', 'webm', 'mp4', 'm4a']
+
+/** The base64 reference of the JSON form (2.4); its format is checked, the bytes themselves tell the decoder. */
+function inlineReferenceBytes({ data, format }: { data: string; format: string }): Buffer {
+  if (!REFERENCE_FORMATS.includes(format.toLowerCase())) {
+    throw badRequest(
+      `voice.reference_audio.format must be one of ${REFERENCE_FORMATS.join(', ')}.`,
+      'voice.reference_audio.format',
+    )
+  }
+  const compact = data.replace(/\s+/g, '')
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
+    throw badRequest('voice.reference_audio.data must be Base64.', 'voice.reference_audio.data')
+  }
+  return Buffer.from(compact, 'base64')
+}
+
+/** The multipart fields of one-request cloning (4.2); any other field is refused. */
+const CLONING_TEXT_FIELDS = [
+  'model',
+  'input',
+  'reference_transcript',
+  'response_format',
+  'stream_format',
+  'speed',
+  'instructions',
+  'mode',
+  ...DECODING_FIELDS,
+]
+const NUMERIC_FIELDS: readonly string[] = ['speed', ...DECODING_FIELDS]
+
+/**
+ * Multipart speech (4.2): the form is read and checked like a JSON body — numbers arrive as text and are read as
+ * JSON numbers, so "50" and "50.0" are fine and "fifty" is refused like a JSON string would be.
+ */
+async function readCloningForm(
+  request: FastifyRequest,
+): Promise<{ req: ResolvedSpeechRequest; reference: Buffer }> {
+  const form = await readForm(request, {
+    fields: CLONING_TEXT_FIELDS,
+    files: { reference_audio: MAX_REFERENCE_BYTES },
+  })
+  const reference = form.files.reference_audio
+  if (!reference) {
+    throw badRequest(
+      'A multipart speech request needs reference_audio (the reference clip as a file).',
+      'reference_audio',
+    )
+  }
+  if (form.fields.model !== SECOND_GEN_MODEL) {
+    throw invalidField('model', `One-request cloning needs model ${SECOND_GEN_MODEL}.`)
+  }
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(form.fields)) {
+    if (name === 'reference_transcript') continue
+    body[name] = NUMERIC_FIELDS.includes(name) ? (value.trim() === '' ? Number.NaN : Number(value)) : value
+  }
+  body.voice = {
+    reference_audio: { data: 'multipart', format: 'multipart' },
+    reference_transcript: form.fields.reference_transcript,
+  }
+  return { req: resolveSpeechRequest(body), reference }
 }

@@ -1,26 +1,30 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
-import { builtinVoiceLanguage, realtimeTtsQuerySchema, SECOND_GEN_MODEL } from '../../../schema/index.ts'
-import { type Synthesizer, type VoiceParams, voiceParamsFor } from '../../engine/index.ts'
+import { realtimeTtsQuerySchema, SECOND_GEN_MODEL } from '../../../schema/index.ts'
+import type { Synthesizer } from '../../engine/index.ts'
 import { authenticate } from '../auth.ts'
-import { ApiError, invalidField } from '../errors.ts'
+import { ApiError, durableKeyRequired, invalidField } from '../errors.ts'
 import { errorEvent, TtsSession } from '../realtime/tts-session.ts'
 import type { SlotPool } from '../slots.ts'
-import { resolveVoice, toApiError } from '../speech-request.ts'
+import { resolveDecoding, resolveVoice, toApiError } from '../speech-request.ts'
 import type { KeyStore } from '../store/keys.ts'
+import { type RequestedVoice, type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
+import type { VoiceService } from '../voices/voice-service.ts'
 
 export interface TtsRealtimeDeps {
   keys: KeyStore
   synthesizer: Synthesizer
+  voices: VoiceService
   ttsSlots: SlotPool
   idleMs: number
   maxSessionMs: number
 }
 
 interface Admitted {
-  voice: { kind: 'builtin'; params: VoiceParams; language: string } | { kind: 'saved'; id: string }
+  voice: RequestedVoice
   speed: number
   maxNewTokens: number | null
+  decoding: { temperature: number; top_p: number; top_k: number; min_p: number }
 }
 
 declare module 'fastify' {
@@ -52,31 +56,14 @@ function admit(keys: KeyStore, request: FastifyRequest): Admitted {
   }
   const requested = q.voice?.startsWith('voice_') ? { id: q.voice } : q.voice
   const voice = resolveVoice(SECOND_GEN_MODEL, requested)
-  if (voice.kind === 'saved') {
-    if (principal.kind === 'ephemeral') {
-      throw new ApiError(
-        403,
-        'envelope',
-        'Custom voices need a durable API key; ephemeral credentials cannot use them.',
-        'durable_api_key_required',
-        'voice',
-        'permission_error',
-      )
-    }
-    return {
-      voice: { kind: 'saved', id: voice.id },
-      speed: q.speed ?? 1,
-      maxNewTokens: q.max_new_tokens ?? null,
-    }
+  // The query holds an id string, so the inline form cannot reach here.
+  if (voice.kind === 'inline') throw invalidField('voice', 'Unknown voice.')
+  if (voice.kind === 'saved' && principal.kind === 'ephemeral') {
+    throw durableKeyRequired('A custom voice', 'voice')
   }
-  const id = voice.kind === 'builtin' ? voice.id : ''
-  const params = voiceParamsFor(id)
-  if (!params) throw invalidField('voice', 'Unknown voice.')
-  return {
-    voice: { kind: 'builtin', params, language: builtinVoiceLanguage(id) ?? 'en-US' },
-    speed: q.speed ?? 1,
-    maxNewTokens: q.max_new_tokens ?? null,
-  }
+  // Decoding fields come from the query, each omitted one from the mode's preset (2.8 rules 1 and 6).
+  const decoding = resolveDecoding(q.mode ?? 'expressive', q)
+  return { voice, speed: q.speed ?? 1, maxNewTokens: decoding.max_new_tokens, decoding }
 }
 
 export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
@@ -89,7 +76,7 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
       },
     },
     async (socket, request) => {
-      const { voice, speed, maxNewTokens } = request.ttsSession
+      const { voice, speed, maxNewTokens, decoding } = request.ttsSession
       /** Admission failures after the upgrade: an error event, then close 1008 (spec 6.3). */
       const refuse = (problem: Parameters<typeof errorEvent>[0]) => {
         socket.send(JSON.stringify(errorEvent(problem)))
@@ -100,12 +87,18 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
       const hold = (data: Buffer, isBinary: boolean) => early.push([data, isBinary])
       socket.on('message', hold)
 
-      if (voice.kind === 'saved') {
-        // Saved voices arrive with the voices-and-consents store; until then no saved voice exists for anyone.
+      // A saved voice is looked up (and prepared again if the engine changed) after the upgrade: refusals here
+      // are error events, like every other admission failure on this socket.
+      let speaking: SpeakingVoice
+      try {
+        speaking = await speakingVoice(deps.voices, request.principal.ownerId, voice)
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
         return refuse({
-          code: 'voice_not_found',
-          message: 'The voice does not exist or is not available to this key.',
+          code: err.code ?? 'voice_not_found',
+          message: err.message,
           param: 'voice',
+          type: err.type,
         })
       }
       const acquired = await deps.ttsSlots.acquire(request.principal.ownerId, 0)
@@ -120,10 +113,11 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
         socket,
         {
           synthesizer: deps.synthesizer,
-          voice: voice.params,
-          language: voice.language,
+          voice: speaking.params,
+          language: speaking.language,
           speed,
           maxNewTokens,
+          decoding,
           idleMs: deps.idleMs,
           maxSessionMs: deps.maxSessionMs,
         },

@@ -1,28 +1,52 @@
 import type { FastifyInstance } from 'fastify'
-import { builtinVoicesFor, MODELS, type ModelId } from '../../../schema/index.ts'
+import {
+  builtinVoicesFor,
+  type CatalogVoice,
+  isSecondGen,
+  MODELS,
+  type ModelId,
+} from '../../../schema/index.ts'
 import { authenticate } from '../auth.ts'
 import { badRequest } from '../errors.ts'
 import type { KeyStore } from '../store/keys.ts'
+import type { VoiceStore } from '../store/voices.ts'
 
-/** GET /v1/voices (4.9): the built-in voices of a model with language metadata. Shape: docs/api.md. */
-export function voiceCatalogRoutes(app: FastifyInstance, { keys }: { keys: KeyStore }) {
+/**
+ * GET /v1/voices (4.9): the built-in voices of a model with language metadata, then — for the second-generation
+ * model, the only one that speaks them — the caller's active saved voices, newest first. Shape: docs/api.md.
+ */
+export function voiceCatalogRoutes(
+  app: FastifyInstance,
+  { keys, store }: { keys: KeyStore; store: VoiceStore },
+) {
   app.get<{ Querystring: { model?: string } }>('/v1/voices', async (request) => {
-    authenticate(keys, request, 'tts:generate')
+    const principal = authenticate(keys, request, 'tts:generate')
     const model = (request.query.model ?? 'svc-tts-2-latest') as ModelId
     if (!MODELS.includes(model)) throw badRequest(`model must be one of ${MODELS.join(', ')}.`, 'model')
-    return {
-      object: 'list',
-      model,
-      data: builtinVoicesFor(model).map((v) => ({
-        id: v.id,
-        object: 'voice',
-        type: 'builtin',
-        name: v.id,
-        group: v.group,
-        language: v.language,
-        gender: v.gender,
-        description: v.description,
-      })),
-    }
+    const builtin: CatalogVoice[] = builtinVoicesFor(model).map((v) => ({
+      id: v.id,
+      object: 'voice',
+      type: 'builtin',
+      name: v.id,
+      group: v.group,
+      language: v.language,
+      gender: v.gender,
+      description: v.description,
+    }))
+    const saved: CatalogVoice[] = isSecondGen(model)
+      ? store.listVoices(principal.ownerId).map((v) => ({
+          id: v.id,
+          object: 'voice',
+          type: 'saved',
+          name: v.name,
+          group: 'saved',
+          language: v.language,
+          gender: '',
+          description: v.consentId ? 'Saved voice bound to a consent' : 'Saved voice (extension form)',
+          consent: v.consentId,
+          created_at: v.createdAt,
+        }))
+      : []
+    return { object: 'list', model, data: [...builtin, ...saved] }
   })
 }

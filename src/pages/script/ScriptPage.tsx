@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
 import {
   builtinVoicesFor,
   defaultVoiceFor,
@@ -6,6 +7,7 @@ import {
   type ModelId,
   type VoiceGroup,
 } from '../../../schema/index.ts'
+import { listVoices } from '../../api/client.ts'
 import { PlaybackStats } from '../../components/PlaybackStats.tsx'
 import { usePlayback } from '../../state/playback.ts'
 
@@ -34,6 +36,19 @@ export function ScriptPage() {
   const { status, stats, timeToFirstAudioMs, error, play, stop } = usePlayback()
   const voices = builtinVoicesFor(model)
   const groups = [...new Set(voices.map((v) => v.group))]
+  // The organization's saved voices come from the service's catalog. Its query key starts with 'voices', which
+  // the voices page invalidates after a voice is created or deleted or a consent revoked.
+  const catalog = useQuery({
+    queryKey: ['voices', model],
+    queryFn: ({ signal }) => listVoices(model, signal),
+  })
+  const saved = catalog.data?.filter((v) => v.type === 'saved') ?? []
+  const isSaved = voice.startsWith('voice_')
+  const savedGone = isSaved && catalog.isSuccess && !saved.some((v) => v.id === voice)
+  useEffect(() => {
+    // A saved voice deleted or revoked meanwhile leaves the picker; the model's default takes its place.
+    if (savedGone) setVoice(defaultVoiceFor(model))
+  }, [savedGone, model])
   const busy = status === 'streaming' || status === 'playing'
 
   return (
@@ -43,7 +58,7 @@ export function ScriptPage() {
         className="controls"
         onSubmit={(e) => {
           e.preventDefault()
-          if (text.trim()) void play({ model, voice, input: text })
+          if (text.trim()) void play({ model, voice: isSaved ? { id: voice } : voice, input: text })
         }}
       >
         <label>
@@ -75,6 +90,15 @@ export function ScriptPage() {
                   ))}
               </optgroup>
             ))}
+            {saved.length > 0 && (
+              <optgroup label="Saved voices">
+                {saved.map((v) => (
+                  <option key={v.id} value={v.id}>
+                    {v.name} (saved)
+                  </option>
+                ))}
+              </optgroup>
+            )}
           </select>
         </label>
         <label className="wide">

@@ -1,0 +1,248 @@
+/**
+ * `npm run bench:transcribe`: transcription on real meeting audio (the AMI excerpts in shared/data/diarization).
+ *
+ * 1. Real-time factor (wall seconds per audio second; below 1 is faster than real time) of recognition (an upload
+ *    without diarization), of diarization (the diarizer alone) and of an upload with both, for a 30 s file (trn00)
+ *    and a 10 min file (trn00…trn09 joined, twice), with the peak memory of the process and its children
+ *    (PocketSphinx runs as a subprocess).
+ * 2. Realtime sessions with diarization: the excerpts streamed at real-time pace in 100 ms appends; for each turn, the
+ *    delay from the end of its audio to its speakers event, p50/p95. `REALTIME_FILES` sets how many excerpts (default
+ *    3, i.e. 90 s of streaming).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import WebSocket from 'ws'
+import { decodeAudio } from '../server/engine/codecs/decode.ts'
+import { createDiarizer } from '../server/engine/diarization/index.ts'
+import { createSpeechService } from '../server/speech/app.ts'
+import { wavHeader } from '../server/speech/audio-out.ts'
+import { percentile } from './stats.ts'
+
+const DATA = new URL('../../shared/data/diarization/', import.meta.url).pathname
+const REALTIME_FILES = Number(process.env.REALTIME_FILES ?? 3)
+/** Meeting microphones are distant and quiet: the session's VAD threshold as the diarizer uses it. */
+const VAD_THRESHOLD = 0.3
+const RATE = 16_000
+
+/** Resident memory of this process and all its descendants, in bytes (Linux /proc). */
+function treeRss(): number {
+  const children = new Map<number, number[]>()
+  const rss = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const ppid = Number(fields[1])
+      const pages = Number(fields[21])
+      rss.set(Number(entry), pages * 4096)
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  let total = 0
+  const stack = [process.pid]
+  while (stack.length > 0) {
+    const pid = stack.pop() as number
+    total += rss.get(pid) ?? 0
+    stack.push(...(children.get(pid) ?? []))
+  }
+  return total
+}
+
+/** Runs `work` while sampling the process tree's memory; returns its wall time and the peak. */
+async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakMb: number }> {
+  let peak = treeRss()
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeRss())
+  }, 100)
+  const started = performance.now()
+  try {
+    const result = await work()
+    return { result, seconds: (performance.now() - started) / 1000, peakMb: peak / 1024 / 1024 }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+function pcm16Wav(samples: Float32Array): Buffer {
+  const pcm = Buffer.alloc(samples.length * 2)
+  for (let i = 0; i < samples.length; i++) {
+    pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * 32767))), i * 2)
+  }
+  const header = wavHeader(pcm.length)
+  // wavHeader describes 24 kHz; this file is 16 kHz: patch the sample rate and byte rate.
+  header.writeUInt32LE(RATE, 24)
+  header.writeUInt32LE(RATE * 2, 28)
+  return Buffer.concat([header, pcm])
+}
+
+const excerpts: Float32Array[] = []
+for (let i = 0; i < 10; i++) {
+  const bytes = readFileSync(join(DATA, `trn0${i}.wav`))
+  excerpts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
+}
+const joined = new Float32Array(excerpts.reduce((n, e) => n + e.length, 0) * 2)
+{
+  let at = 0
+  for (let round = 0; round < 2; round++) {
+    for (const e of excerpts) {
+      joined.set(e, at)
+      at += e.length
+    }
+  }
+}
+const files = [
+  { label: '30 s (trn00)', audio: excerpts[0] as Float32Array, wav: readFileSync(join(DATA, 'trn00.wav')) },
+  { label: '10 min (trn00-09 ×2)', audio: joined, wav: pcm16Wav(joined) },
+]
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))
+const service = await createSpeechService({ dataDir: dir })
+const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
+const key = service.keys.create({ kind: 'organization', org: 'bench' }).key
+const diarizer = createDiarizer()
+
+async function upload(wav: Buffer, fields: Record<string, string>) {
+  const form = new FormData()
+  form.append('file', new Blob([new Uint8Array(wav)]), 'audio.wav')
+  for (const [k, v] of Object.entries(fields)) form.append(k, v)
+  const res = await fetch(`${base}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  })
+  const body = (await res.json()) as { text: string; diarization?: { speakers: string[]; turns?: unknown[] } }
+  if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`)
+  return body
+}
+
+console.log(
+  'bench:transcribe — real-time factor = wall s / audio s (lower is faster); peak = this process + children',
+)
+console.log(
+  `idle service (eSpeak workers, VAD model, decoded test audio): ${(treeRss() / 1024 / 1024).toFixed(0)} MB`,
+)
+console.log('file                    what                          RTF     wall s   peak MB   notes')
+for (const file of files) {
+  const duration = file.audio.length / RATE
+  const row = (what: string, r: { seconds: number; peakMb: number }, notes = '') =>
+    console.log(
+      `${file.label.padEnd(23)} ${what.padEnd(29)} ${(r.seconds / duration).toFixed(3).padStart(6)} ${r.seconds.toFixed(1).padStart(8)} ${r.peakMb.toFixed(0).padStart(9)}   ${notes}`,
+    )
+  const recognition = await measured(() => upload(file.wav, { response_format: 'json' }))
+  row(
+    'recognition (upload)',
+    recognition,
+    `${recognition.result.text.split(/\s+/).filter(Boolean).length} words`,
+  )
+  const diarization = await measured(() => diarizer.diarize(file.audio))
+  row(
+    'diarization (diarizer alone)',
+    diarization,
+    `${new Set(diarization.result.map((s) => s.speaker)).size} speakers`,
+  )
+  const both = await measured(() =>
+    upload(file.wav, { diarization: 'true', response_format: 'verbose_json' }),
+  )
+  row(
+    'upload with diarization',
+    both,
+    `${both.result.diarization?.speakers.length ?? 0} speakers, ${both.result.diarization?.turns?.length ?? 'no'} turns`,
+  )
+}
+
+// Realtime: stream excerpts at real-time pace with diarization on; time each turn's speakers event.
+const delaysFromAudioEnd: number[] = []
+const delaysFromSpeechEnd: number[] = []
+const delaysFromWords: number[] = []
+let turns = 0
+let unattributed = 0
+for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
+  const audio = excerpts[f] as Float32Array
+  const socket = new WebSocket(`${base.replace('http', 'ws')}/v1/realtime`, {
+    headers: { authorization: `Bearer ${key}` },
+  })
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve)
+    socket.once('error', reject)
+  })
+  /** Wall time at which the sample at each 100 ms mark of the session clock was sent. */
+  const sentAt: number[] = []
+  const wallAt = (ms: number) => sentAt[Math.min(sentAt.length - 1, Math.ceil(ms / 100))] as number
+  const stoppedAt = new Map<string, number>()
+  const endOf = new Map<string, number>()
+  const completedAt = new Map<string, number>()
+  let speakersEvents = 0
+  let commits = 0
+  socket.on('message', (data) => {
+    const m = JSON.parse(String(data)) as Record<string, unknown>
+    if (m.type === 'input_audio_buffer.speech_stopped')
+      stoppedAt.set(String(m.item_id), Number(m.audio_end_ms))
+    if (m.type === 'input_audio_buffer.committed') commits++
+    if (m.type === 'conversation.item.input_audio_transcription.completed')
+      completedAt.set(String(m.item_id), performance.now())
+    if (m.type === 'conversation.item.input_audio_transcription.completed')
+      endOf.set(String(m.item_id), Number(m.audio_end_ms))
+    if (m.type === 'conversation.item.input_audio_transcription.speakers') {
+      const now = performance.now()
+      const id = String(m.item_id)
+      const end = endOf.get(id)
+      if (end !== undefined) delaysFromAudioEnd.push(now - wallAt(end))
+      const words = completedAt.get(id)
+      if (words !== undefined) delaysFromWords.push(now - words)
+      const stopped = stoppedAt.get(id)
+      if (stopped !== undefined) delaysFromSpeechEnd.push(now - wallAt(stopped))
+      turns++
+      if (m.speaker === null) unattributed++
+      speakersEvents++
+    }
+  })
+  socket.send(
+    JSON.stringify({
+      type: 'session.update',
+      session: {
+        audio: {
+          input: {
+            format: { type: 'audio/pcm', rate: 16000 },
+            turn_detection: { type: 'server_vad', threshold: VAD_THRESHOLD },
+          },
+        },
+        diarization: { enabled: true, max_speakers: 4 },
+      },
+    }),
+  )
+  const started = performance.now()
+  const piece = RATE / 10
+  // One second of silence after the excerpt lets its last turn end at a pause.
+  const padded = new Float32Array(audio.length + RATE)
+  padded.set(audio)
+  for (let i = 0, n = 0; i < padded.length; i += piece, n++) {
+    const wait = started + n * 100 - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    const part = padded.subarray(i, i + piece)
+    const bytes = Buffer.alloc(part.length * 2)
+    for (let j = 0; j < part.length; j++) bytes.writeInt16LE(Math.round((part[j] as number) * 32767), j * 2)
+    sentAt.push(performance.now())
+    socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: bytes.toString('base64') }))
+  }
+  const deadline = performance.now() + 60_000
+  while (speakersEvents < commits && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100))
+  socket.close()
+}
+console.log(
+  `\nrealtime, ${Math.min(REALTIME_FILES, excerpts.length)} excerpts streamed at 1×, diarization on: ${turns} turns (${unattributed} unattributed)`,
+)
+const fmt = (values: number[]) =>
+  `p50 ${percentile(values, 50).toFixed(0)} ms, p95 ${percentile(values, 95).toFixed(0)} ms (n=${values.length})`
+console.log(`  end of the turn's audio → speakers event: ${fmt(delaysFromAudioEnd)}`)
+console.log(`  the turn's words (completed) → speakers event: ${fmt(delaysFromWords)}`)
+console.log(
+  `  end of speech (speech_stopped) → speakers event, includes the 500 ms pause: ${fmt(delaysFromSpeechEnd)}`,
+)
+
+await service.close()
+rmSync(dir, { recursive: true, force: true })

@@ -1,0 +1,372 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import AxeBuilder from '@axe-core/playwright'
+import { expect, type Locator, type Page, test } from '@playwright/test'
+import { e2eSignInBaseURL, e2eUsers, e2eVoiceClipsDir } from '../playwright.config.ts'
+import { CLIP_FILES } from './voice-clips.ts'
+
+/**
+ * The voices page against the real backend and the real local speech service (phrase check, speaker screening and
+ * verification, cloning), in a Chromium whose fake microphone plays the consent phrase spoken by eSpeak
+ * (e2e/voices.setup.ts makes the audio). Nothing is mocked.
+ */
+
+const clip = (file: string) => join(e2eVoiceClipsDir, file)
+/** How long to record: the fake microphone's file has 1 s of silence, then the phrase; stop a little after it. */
+function recordSeconds(): number {
+  // Read when a test runs: the voices-setup project writes the clips after this file has been collected.
+  const { phraseSeconds } = JSON.parse(readFileSync(clip('clips.json'), 'utf8')) as { phraseSeconds: number }
+  return 1 + phraseSeconds + 1.5
+}
+/** Phrase check, screening and verification, and cloning, on a machine shared with other work. */
+const SERVICE_WORK = 120_000
+
+const ID_PATTERN = /\b(voice|cons)_[0-9a-f]{32}\b/
+
+const unique = (label: string) => `${label} ${Date.now().toString(36)}`
+
+function region(page: Page, name: string): Locator {
+  return page.getByRole('region', { name, exact: true })
+}
+
+function card(list: Locator, name: string): Locator {
+  return list.getByRole('listitem').filter({ has: list.page().getByRole('heading', { name, exact: true }) })
+}
+
+/** Seconds shown by the recorder while it records ("0:04.2 of at most 0:30.0"). */
+async function elapsedSeconds(form: Locator): Promise<number> {
+  const text = (await form.getByTestId('elapsed').textContent()) ?? ''
+  const match = /^(\d+):(\d\d)\.(\d)/.exec(text)
+  return match ? Number(match[1]) * 60 + Number(match[2]) + Number(match[3]) / 10 : 0
+}
+
+/** Records the fake microphone with the mouse: Record, wait until the phrase has played, Stop. */
+async function recordPhrase(form: Locator) {
+  await form.getByRole('button', { name: /^Record/ }).click()
+  await expect(form.getByRole('button', { name: 'Stop recording' })).toBeVisible()
+  await expect.poll(() => elapsedSeconds(form), { timeout: 60_000 }).toBeGreaterThanOrEqual(recordSeconds())
+  await form.getByRole('button', { name: 'Stop recording' }).click()
+  await expect(form.getByLabel('Play back the recording')).toBeVisible()
+}
+
+/** The script page's voice picker (its name also carries the chosen voice, so it is matched by its start). */
+function scriptVoicePicker(page: Page): Locator {
+  return page.getByRole('combobox', { name: /^Voice/ })
+}
+
+async function csrfToken(page: Page): Promise<string> {
+  const me = await page.request.get('/api/auth/me')
+  return ((await me.json()) as { csrfToken: string }).csrfToken
+}
+
+/** A consent made through the backend's API (for tests about what comes after it). */
+async function apiConsent(page: Page, name: string): Promise<string> {
+  const res = await page.request.post('/api/v1/audio/voice_consents', {
+    headers: { 'x-csrf-token': await csrfToken(page) },
+    multipart: {
+      name,
+      language: 'en-US',
+      recording: {
+        name: 'consent.wav',
+        mimeType: 'audio/wav',
+        buffer: readFileSync(clip(CLIP_FILES.consent)),
+      },
+    },
+    timeout: SERVICE_WORK,
+  })
+  expect(res.status(), await res.text()).toBe(200)
+  return ((await res.json()) as { id: string }).id
+}
+
+async function uploadSample(form: Locator, file: string) {
+  await form.getByRole('radio', { name: 'Upload a file' }).check()
+  await form.getByLabel('Audio file').setInputFiles(clip(file))
+  await expect(form.getByLabel('Play back the file')).toBeVisible()
+}
+
+async function chooseConsent(form: Locator, consentName: string) {
+  const select = form.getByLabel('Consent of the person in the sample')
+  await expect(select.locator('option', { hasText: consentName })).toHaveCount(1)
+  const value = await select.locator('option', { hasText: consentName }).getAttribute('value')
+  await select.selectOption(value ?? '')
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze()
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
+}
+
+/** Everything the page writes to the console, to check that no consent or voice id is ever among it. */
+function watchConsole(page: Page): string[] {
+  const lines: string[] = []
+  page.on('console', (message) => lines.push(message.text()))
+  page.on('pageerror', (error) => lines.push(error.message))
+  return lines
+}
+
+test('record a consent, make a voice of it, speak with it, then revoke the consent and the voice is gone', async ({
+  page,
+}) => {
+  test.setTimeout(6 * 60_000)
+  const consoleLines = watchConsole(page)
+  const owner = unique('Owner')
+  const voiceName = unique('Narrator')
+
+  await page.goto('/voices')
+  await expect(page.getByRole('heading', { level: 1, name: 'Voices' })).toBeVisible()
+
+  // 1. The consent: the phrase is shown, recorded from the (fake) microphone, played back, sent.
+  const consentForm = region(page, 'Record a consent')
+  await expect(consentForm.getByText('I am the owner of this voice and I consent to its use')).toBeVisible()
+  await consentForm.getByLabel('Name of the voice’s owner').fill(owner)
+  await expect(consentForm.getByLabel('Language of the recording')).toHaveValue('en-US')
+  await recordPhrase(consentForm)
+  await consentForm.getByRole('button', { name: 'Save consent' }).click()
+  await expect(consentForm.getByText(`Consent for “${owner}” saved.`)).toBeVisible({ timeout: SERVICE_WORK })
+
+  const consents = region(page, 'Consents')
+  const consentCard = card(consents, owner)
+  await expect(consentCard).toBeVisible()
+  await expect(consentCard).toContainText('Recorded by local admin (administrator)')
+  await expect(consentCard).toContainText('en-US')
+
+  // 2. A voice bound to it, from a sample of the same speaker.
+  const voiceForm = region(page, 'Create a saved voice')
+  await voiceForm.getByLabel('Voice name').fill(voiceName)
+  await chooseConsent(voiceForm, owner)
+  await uploadSample(voiceForm, CLIP_FILES.sameSpeaker)
+  await voiceForm.getByRole('button', { name: 'Save voice' }).click()
+  await expect(voiceForm.getByText(`Voice “${voiceName}” saved`)).toBeVisible({ timeout: SERVICE_WORK })
+
+  const voiceCard = card(region(page, 'Saved voices'), voiceName)
+  await expect(voiceCard).toContainText(owner)
+  await expect(voiceCard).toContainText('Created by local admin (administrator)')
+  await expect(consentCard).toContainText(voiceName)
+  // Ids are shown shortened, with a copy button.
+  await expect(voiceCard.locator('code').last()).toHaveText(/^voice_[0-9a-f]{4}…[0-9a-f]{4}$/)
+  await expect(voiceCard.getByRole('button', { name: 'Copy the voice id' })).toBeVisible()
+  // A preview with the sample line plays through the worklet player.
+  await voiceCard.getByRole('button', { name: `Preview ${voiceName}` }).click()
+  await expect(region(page, 'Saved voices').getByText(`Preview of “${voiceName}”: Finished.`)).toBeVisible({
+    timeout: SERVICE_WORK,
+  })
+  const activity = region(page, 'Activity')
+  await expect(activity.getByRole('row').filter({ hasText: voiceName }).first()).toContainText(
+    'Created voice bound to a consent',
+  )
+
+  // 3. The voice on the script page (opened afresh, so its status starts at Ready).
+  await page.goto('/script')
+  const picker = scriptVoicePicker(page)
+  const option = picker.locator('option', { hasText: voiceName })
+  await expect(option).toHaveCount(1)
+  await picker.selectOption((await option.getAttribute('value')) ?? '')
+  await page.getByLabel('Text').fill('This line is read by a saved voice.')
+  await page.getByRole('button', { name: 'Play' }).click()
+  await expect(page.getByRole('status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
+
+  // 4. Revoking the consent names the voice that goes with it.
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Voices', exact: true })
+    .click()
+  await card(region(page, 'Consents'), owner)
+    .getByRole('button', { name: `Revoke ${owner}` })
+    .click()
+  const dialog = page.getByRole('dialog', { name: `Revoke the consent of “${owner}”?` })
+  await expect(dialog).toBeVisible()
+  await expect(dialog.getByRole('list', { name: 'Voices revoked with it' })).toHaveText(voiceName)
+  await dialog.getByRole('button', { name: 'Revoke consent and voices' }).click()
+  await expect(dialog).toBeHidden({ timeout: SERVICE_WORK })
+  await expect(card(region(page, 'Consents'), owner)).toHaveCount(0)
+  await expect(card(region(page, 'Saved voices'), voiceName)).toHaveCount(0)
+
+  // 5. Gone from the picker, and speech with it fails with voice_not_found.
+  const trail = (await (await page.request.get('/api/audit?limit=200')).json()) as {
+    data: Array<{ kind: string; action: string; name: string | null; upstream_id: string }>
+  }
+  const created = trail.data.find((e) => e.kind === 'voice' && e.action === 'created' && e.name === voiceName)
+  expect(created).toBeDefined()
+  expect(trail.data.find((e) => e.action === 'revoked' && e.name === voiceName)).toBeDefined()
+  // The picker asks the service again (its cached list was invalidated by the revocation) and drops the voice.
+  await page.waitForLoadState('networkidle')
+  const catalogAnswer = page.waitForResponse((r) => r.url().includes('/api/v1/voices?') && r.ok())
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Script', exact: true })
+    .click()
+  await catalogAnswer
+  await expect(scriptVoicePicker(page).locator('option', { hasText: 'english_40' })).toHaveCount(1)
+  await expect(scriptVoicePicker(page).locator('option', { hasText: voiceName })).toHaveCount(0)
+  const speech = await page.request.post('/api/v1/audio/speech', {
+    headers: { 'x-csrf-token': await csrfToken(page) },
+    data: { model: 'svc-tts-2-latest', voice: { id: created?.upstream_id }, input: 'Still here?' },
+  })
+  expect(speech.status()).toBe(404)
+  expect(((await speech.json()) as { error: { code: string } }).error.code).toBe('voice_not_found')
+
+  expect(consoleLines.filter((line) => ID_PATTERN.test(line))).toEqual([])
+})
+
+test("a sample of another speaker is refused: the sample's speaker does not match the consent's", async ({
+  page,
+}) => {
+  test.setTimeout(4 * 60_000)
+  const consoleLines = watchConsole(page)
+  const owner = unique('Verified owner')
+  const voiceName = unique('Impostor')
+  await page.goto('/voices')
+  await apiConsent(page, owner)
+  await page.reload()
+
+  const voiceForm = region(page, 'Create a saved voice')
+  await voiceForm.getByLabel('Voice name').fill(voiceName)
+  await chooseConsent(voiceForm, owner)
+  await uploadSample(voiceForm, CLIP_FILES.otherSpeaker)
+  await voiceForm.getByRole('button', { name: 'Save voice' }).click()
+  const alert = voiceForm.getByRole('alert').filter({ hasText: 'does not match' })
+  await expect(alert).toContainText("The sample's speaker does not match the consent's speaker.", {
+    timeout: SERVICE_WORK,
+  })
+  await expect(alert).toContainText('same person who recorded the consent')
+  // Focus goes to the sample so it can be replaced at once; nothing was saved.
+  await expect(voiceForm.getByLabel('Audio file')).toBeFocused()
+  await expect(card(region(page, 'Saved voices'), voiceName)).toHaveCount(0)
+  expect(consoleLines.filter((line) => ID_PATTERN.test(line))).toEqual([])
+})
+
+/** Presses `key` until `target` has focus; fails after `max` presses. */
+async function pressUntilFocused(page: Page, target: Locator, key = 'Tab', max = 40) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(key)
+    if (await target.evaluate((el) => el === document.activeElement)) return
+  }
+  throw new Error(`${key} never reached the element`)
+}
+
+test('recording, stopping, uploading and saving work with the keyboard alone', async ({ page }) => {
+  test.setTimeout(6 * 60_000)
+  const owner = unique('Keyboard owner')
+  const voiceName = unique('Keyboard voice')
+  await page.goto('/voices')
+  await expect(page.getByRole('heading', { level: 1, name: 'Voices' })).toBeVisible()
+
+  const consentForm = region(page, 'Record a consent')
+  await pressUntilFocused(page, consentForm.getByLabel('Name of the voice’s owner'))
+  await page.keyboard.type(owner)
+  const record = consentForm.getByRole('button', { name: 'Record' })
+  await pressUntilFocused(page, record)
+  await page.keyboard.press('Space')
+  // The same button becomes Stop and keeps the focus.
+  const stop = consentForm.getByRole('button', { name: 'Stop recording' })
+  await expect(stop).toBeFocused()
+  await expect
+    .poll(() => elapsedSeconds(consentForm), { timeout: 60_000 })
+    .toBeGreaterThanOrEqual(recordSeconds())
+  await page.keyboard.press('Enter')
+  await expect(consentForm.getByRole('button', { name: 'Record again' })).toBeFocused()
+  await expect(consentForm.getByLabel('Play back the recording')).toBeVisible()
+  await pressUntilFocused(page, consentForm.getByRole('button', { name: 'Save consent' }))
+  await page.keyboard.press('Enter')
+  await expect(consentForm.getByText(`Consent for “${owner}” saved.`)).toBeVisible({ timeout: SERVICE_WORK })
+
+  // The sample: the upload radio with the arrow keys, the file chooser opened from the keyboard.
+  const voiceForm = region(page, 'Create a saved voice')
+  await pressUntilFocused(page, voiceForm.getByLabel('Voice name'))
+  await page.keyboard.type(voiceName)
+  const select = voiceForm.getByLabel('Consent of the person in the sample')
+  await pressUntilFocused(page, select)
+  const value = await select.locator('option', { hasText: owner }).getAttribute('value')
+  // Keyboard selection in a closed <select>: ArrowDown until the owner's consent is chosen.
+  for (let i = 0; i < 50 && (await select.inputValue()) !== value; i++) await page.keyboard.press('ArrowDown')
+  await expect(select).toHaveValue(value ?? '')
+  await pressUntilFocused(page, voiceForm.getByRole('radio', { name: 'Record in the browser' }))
+  await page.keyboard.press('ArrowRight')
+  await expect(voiceForm.getByRole('radio', { name: 'Upload a file' })).toBeChecked()
+  const fileInput = voiceForm.getByLabel('Audio file')
+  await pressUntilFocused(page, fileInput)
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')])
+  await chooser.setFiles(clip(CLIP_FILES.sameSpeaker))
+  await expect(voiceForm.getByLabel('Play back the file')).toBeVisible()
+  await pressUntilFocused(page, voiceForm.getByRole('button', { name: 'Save voice' }))
+  await page.keyboard.press('Enter')
+  await expect(voiceForm.getByText(`Voice “${voiceName}” saved`)).toBeVisible({ timeout: SERVICE_WORK })
+
+  // Deleting with the keyboard: the dialog opens on Cancel; Escape closes it; then confirm.
+  const voiceCard = card(region(page, 'Saved voices'), voiceName)
+  const remove = voiceCard.getByRole('button', { name: `Delete ${voiceName}` })
+  await pressUntilFocused(page, remove)
+  await page.keyboard.press('Enter')
+  const dialog = page.getByRole('dialog', { name: `Delete the voice “${voiceName}”?` })
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
+  await expect(remove).toBeFocused()
+  await page.keyboard.press('Enter')
+  await page.keyboard.press('Tab')
+  await expect(dialog.getByRole('button', { name: 'Delete voice' })).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(voiceCard).toHaveCount(0, { timeout: SERVICE_WORK })
+})
+
+test('the voices page, its lists and its dialog have no serious or critical accessibility violations', async ({
+  page,
+}) => {
+  test.setTimeout(3 * 60_000)
+  const owner = unique('Axe owner')
+  await page.goto('/voices')
+  await apiConsent(page, owner)
+  await page.reload()
+  await expect(card(region(page, 'Consents'), owner)).toBeVisible()
+  await expect(region(page, 'Activity').getByRole('table')).toBeVisible()
+  expect(await seriousViolations(page)).toEqual([])
+
+  // Search by name narrows the list.
+  const consents = region(page, 'Consents')
+  await consents.getByLabel('Search consents by name').fill(owner.toUpperCase())
+  await expect(consents.getByRole('listitem')).toHaveCount(1)
+  await consents.getByLabel('Search consents by name').fill('no such owner')
+  await expect(consents.getByRole('listitem')).toHaveCount(0)
+  await consents.getByLabel('Search consents by name').fill('')
+
+  await card(region(page, 'Consents'), owner)
+    .getByRole('button', { name: `Revoke ${owner}` })
+    .click()
+  await expect(page.getByRole('dialog')).toBeVisible()
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke consent and voices' }).click()
+  await expect(card(region(page, 'Consents'), owner)).toHaveCount(0, { timeout: SERVICE_WORK })
+})
+
+test.describe('roles', () => {
+  test.use({ baseURL: e2eSignInBaseURL })
+
+  test('a consent administrator has the Voices page and the audit trail, and nothing else', async ({
+    page,
+  }) => {
+    await page.goto('/')
+    await page.getByLabel('Name').fill(e2eUsers.consentAdmin.name)
+    await page.getByLabel('Password').fill(e2eUsers.consentAdmin.password)
+    await page.getByLabel('Password').press('Enter')
+    await expect(page.getByRole('heading', { level: 1, name: 'Voices' })).toBeVisible()
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link')).toHaveText(['Voices'])
+    await expect(region(page, 'Activity')).toBeVisible()
+    expect((await page.request.get('/api/audit')).status()).toBe(200)
+    await page.goto('/script')
+    await expect(page.getByRole('heading', { level: 1, name: 'Script is not open to you' })).toBeVisible()
+  })
+
+  test('a voice designer is not permitted on the Voices page nor on the audit trail', async ({ page }) => {
+    await page.goto('/')
+    await page.getByLabel('Name').fill(e2eUsers.designer.name)
+    await page.getByLabel('Password').fill(e2eUsers.designer.password)
+    await page.getByLabel('Password').press('Enter')
+    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await page.goto('/voices')
+    await expect(page.getByRole('heading', { level: 1, name: 'Voices is not open to you' })).toBeVisible()
+    expect((await page.request.get('/api/audit')).status()).toBe(403)
+    expect((await page.request.get('/api/v1/audio/voice_consents')).status()).toBe(403)
+  })
+})

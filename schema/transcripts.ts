@@ -1,0 +1,110 @@
+import { z } from 'zod'
+import { diarizationBlockSchema, diarizationTurnSchema, transcriptSegmentSchema } from './transcription.ts'
+
+/**
+ * The studio backend's own `/api/transcripts` contract: saved transcripts (the service's result kept exactly as it
+ * came, spec 4.12), reviewers' label edits kept apart from it, and waveform peaks. The service's shapes are in
+ * transcription.ts.
+ */
+
+/** File extensions the upload accepts (the service's decoders: WAV, MP3, Ogg Vorbis/Opus, AAC, FLAC, WebM, MP4). */
+export const TRANSCRIPTION_EXTENSIONS = [
+  'wav',
+  'mp3',
+  'ogg',
+  'oga',
+  'opus',
+  'aac',
+  'flac',
+  'webm',
+  'mp4',
+  'm4a',
+  'mpga',
+  'mpeg',
+] as const
+
+/**
+ * A stored result: what the service's `transcript.text.done` carried, less its `type` (verbose_json, or json from an
+ * older save). Read leniently so a field the service adds later never makes a saved transcript unreadable.
+ */
+export const storedResultSchema = z.looseObject({
+  text: z.string(),
+  warnings: z.array(z.looseObject({ code: z.string(), message: z.string().optional() })).default([]),
+  language: z.string().optional(),
+  duration: z.number().optional(),
+  segments: z.array(transcriptSegmentSchema.loose()).optional(),
+  diarization: diarizationBlockSchema
+    .extend({ status: z.string(), turns: z.array(diarizationTurnSchema.loose()).optional() })
+    .loose()
+    .optional(),
+})
+export type StoredResult = z.infer<typeof storedResultSchema>
+
+// --- The studio backend: /api/transcripts ---
+
+const speakerId = z.string().min(1).max(64)
+
+/**
+ * A reviewer's edits, kept apart from the service's result: display names, merges (speaker → the speaker it was
+ * merged into) and turns reassigned by their index in the result's turn list (null: unattributed).
+ */
+export const labelEditsSchema = z.strictObject({
+  names: z.record(speakerId, z.string().trim().min(1).max(80)).default({}),
+  merges: z.record(speakerId, speakerId).default({}),
+  turns: z.record(z.string().regex(/^\d{1,6}$/), speakerId.nullable()).default({}),
+})
+export type LabelEdits = z.infer<typeof labelEditsSchema>
+
+export const EMPTY_EDITS: LabelEdits = { names: {}, merges: {}, turns: {} }
+
+/** PUT /api/transcripts/:id/labels. `revision` is the one the edits were based on; a stale one gets 409. */
+export const saveLabelsRequestSchema = z.strictObject({
+  edits: labelEditsSchema,
+  revision: z.number().int().min(0),
+})
+
+export const savedLabelsSchema = z.object({
+  edits: labelEditsSchema,
+  revision: z.number().int().min(0),
+  updated_at: z.number().nullable(),
+  updated_by: z.string().nullable(),
+})
+export type SavedLabels = z.infer<typeof savedLabelsSchema>
+
+/** Waveform peaks: the largest absolute sample in each of `data.length` equal slices of the recording, 0…1. */
+export const MAX_PEAKS = 200_000
+export const peaksSchema = z.strictObject({
+  data: z.array(z.number().min(0).max(1)).min(1).max(MAX_PEAKS),
+  duration: z.number().positive(),
+})
+export type Peaks = z.infer<typeof peaksSchema>
+
+export const TRANSCRIPT_SOURCES = ['upload', 'live'] as const
+
+export const transcriptSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  source: z.enum(TRANSCRIPT_SOURCES),
+  created_at: z.number(),
+  created_by: z.string(),
+  duration: z.number().nullable(),
+  audio_type: z.string(),
+  audio_bytes: z.number(),
+  /** The diarization status the service reported, or null when it was not asked for. */
+  diarization_status: z.string().nullable(),
+  speakers: z.number().int(),
+  turns: z.number().int(),
+  edited: z.boolean(),
+})
+export type TranscriptSummary = z.infer<typeof transcriptSummarySchema>
+
+export const transcriptListSchema = z.object({ data: z.array(transcriptSummarySchema) })
+
+export const savedTranscriptSchema = transcriptSummarySchema.extend({
+  /** The service's result exactly as it came; never changed by edits. */
+  result: storedResultSchema,
+  labels: savedLabelsSchema,
+  peaks: peaksSchema.nullable(),
+  audio_url: z.string(),
+})
+export type SavedTranscript = z.infer<typeof savedTranscriptSchema>

@@ -1,0 +1,264 @@
+/**
+ * The classical diarizer: Silero VAD finds speech; the number of speakers is the caller's, or estimated by clustering
+ * speaker statistics of 1.5 s windows (windows.ts: standardised, centred on the recording's average, agglomerative
+ * clustering on cosine similarity); with two or more, the speech frames (MFCCs and loudness) are split among them by
+ * the GMM–HMM clustering of hmm-cluster.ts, off the main thread. Turns too short to be real are absorbed by their
+ * neighbours. `partition: 'windows'` labels frames by the vote of the window clusters instead (the earlier diarizer).
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
+import { CEPSTRA, FRAMES_PER_SECOND } from '../speaker/features.ts'
+import { analyzeSpeechInSteps, type SpeechTrack } from '../speaker/statistics.ts'
+import { type DetectOptions, detectSpeech } from '../vad/index.ts'
+import { hmmClusterOffThread } from './cluster-thread.ts'
+import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
+import type { FrameMatrix } from './gmm.ts'
+import { HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
+import { clusterWindows, type SpeechRegion, slideWindows, type Window } from './windows.ts'
+
+export interface DiarizerOptions {
+  /**
+   * How speech frames are split among the speakers once their number is known: 'hmm' (default) by the GMM–HMM
+   * clustering of hmm-cluster.ts, 'windows' by the vote of the window clusters covering each frame.
+   */
+  partition?: 'hmm' | 'windows'
+  /** Settings of the GMM–HMM clustering. */
+  hmm?: Partial<HmmClusterOptions>
+  /**
+   * Frame loudness among the GMM–HMM features. Within one recording it tells apart people sitting at different
+   * distances from the microphone.
+   */
+  loudness?: boolean
+  /**
+   * Average cosine similarity (between centred windows) from which two groups of windows are one speaker, when the
+   * count is not given. Centred windows of one voice still differ by what is said: −0.2 to −0.3 between sentences
+   * of one eSpeak voice, about −0.45 between two clearly different voices.
+   */
+  threshold?: number
+  /** Window length and hop in seconds. */
+  windowSeconds?: number
+  hopSeconds?: number
+  /** Voice activity detection settings for meetings: quiet, distant talkers and pauses inside a turn. */
+  vad?: DetectOptions
+  /** Turns shorter than this are given to the speaker around them. */
+  minTurnSeconds?: number
+}
+
+/** See DiarizerOptions.threshold; the recording screen and the online tracker count voices with it too. */
+export const DEFAULT_CLUSTER_THRESHOLD = -0.27
+
+const DEFAULTS = {
+  partition: 'hmm' as 'hmm' | 'windows',
+  hmm: {} as Partial<HmmClusterOptions>,
+  loudness: true,
+  threshold: DEFAULT_CLUSTER_THRESHOLD,
+  windowSeconds: 1.5,
+  hopSeconds: 0.75,
+  // Pauses under 1 s stay inside speech: AMI reference turns run through them.
+  vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 },
+  minTurnSeconds: 0.5,
+} satisfies Required<DiarizerOptions>
+
+export function createClassicalDiarizer(options: DiarizerOptions = {}): Diarizer {
+  const config = { ...DEFAULTS, ...options, vad: { ...DEFAULTS.vad, ...options.vad } }
+  const hmm = { ...HMM_CLUSTER_DEFAULTS, ...config.hmm }
+  return {
+    async diarize(audio, opts = {}) {
+      const { signal } = opts
+      const count = countOptions(opts)
+      const regions = await detectSpeech(audio, { ...config.vad, signal })
+      if (regions.length === 0) return []
+      const track = await analyzeSpeechInSteps(audio, signal)
+      const windows = slideWindows(track, regions, config)
+      if (windows.length === 0) return regions.map((r) => ({ ...r, speaker: 0 }))
+      await yieldToEventLoop()
+      signal?.throwIfAborted()
+      const labels = clusterWindows(windows, { ...count, threshold: config.threshold })
+      const speakers = new Set(labels).size
+      let frameLabels = labelFrames(track.features.count, regions, windows, labels)
+      if (config.partition === 'hmm' && speakers > 1) {
+        const speech: number[] = []
+        frameLabels.forEach((label, f) => {
+          if (label >= 0) speech.push(f)
+        })
+        const partition = await hmmClusterOffThread(
+          speakerFrames(track, speech, config.loudness),
+          speakers,
+          hmm,
+          signal,
+        )
+        frameLabels = new Int32Array(track.features.count).fill(-1)
+        speech.forEach((f, i) => {
+          frameLabels[f] = partition[i] as number
+        })
+      }
+      absorbShortTurns(frameLabels, Math.round(config.minTurnSeconds * FRAMES_PER_SECOND))
+      return toSpans(frameLabels)
+    },
+  }
+}
+
+function countOptions(opts: SpeakerCount): SpeakerCount {
+  const { numSpeakers, minSpeakers, maxSpeakers } = opts
+  if (numSpeakers !== undefined && (minSpeakers !== undefined || maxSpeakers !== undefined)) {
+    throw new RangeError('numSpeakers cannot be combined with minSpeakers or maxSpeakers')
+  }
+  for (const value of [numSpeakers, minSpeakers, maxSpeakers]) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+      throw new RangeError('speaker counts must be positive integers')
+    }
+  }
+  if (minSpeakers !== undefined && maxSpeakers !== undefined && minSpeakers > maxSpeakers) {
+    throw new RangeError('minSpeakers exceeds maxSpeakers')
+  }
+  return { numSpeakers, minSpeakers, maxSpeakers }
+}
+
+/**
+ * The frames' MFCCs c1–c19 (and loudness in dB) normalised to zero mean and unit variance over these frames: the
+ * recording's channel is common to all its speakers.
+ */
+function speakerFrames(track: SpeechTrack, frames: number[], loudness: boolean): FrameMatrix {
+  const dimension = CEPSTRA + (loudness ? 1 : 0)
+  const data = new Float64Array(frames.length * dimension)
+  frames.forEach((f, i) => {
+    for (let c = 0; c < CEPSTRA; c++) data[i * dimension + c] = track.features.mfcc[f * CEPSTRA + c] as number
+    if (loudness) data[i * dimension + CEPSTRA] = track.features.energyDb[f] as number
+  })
+  for (let j = 0; j < dimension; j++) {
+    let sum = 0
+    let square = 0
+    for (let i = 0; i < frames.length; i++) {
+      const x = data[i * dimension + j] as number
+      sum += x
+      square += x * x
+    }
+    const mean = sum / Math.max(1, frames.length)
+    const deviation = Math.sqrt(Math.max(1e-12, square / Math.max(1, frames.length) - mean * mean))
+    for (let i = 0; i < frames.length; i++)
+      data[i * dimension + j] = ((data[i * dimension + j] as number) - mean) / deviation
+  }
+  return { rows: frames.length, dimension, data }
+}
+
+/** Each speech frame votes among the windows covering it (or takes the nearest one), weighted by voiced frames. */
+function labelFrames(
+  count: number,
+  regions: SpeechRegion[],
+  windows: Window[],
+  labels: number[],
+): Int32Array {
+  const frameLabels = new Int32Array(count).fill(-1)
+  const votes = new Float64Array(Math.max(...labels) + 1)
+  // Windows come in time order, their starts and ends both ascending.
+  let firstOpen = 0
+  for (const region of regions) {
+    const first = Math.round(region.start * FRAMES_PER_SECOND)
+    const last = Math.min(count, Math.round(region.end * FRAMES_PER_SECOND))
+    for (let f = first; f < last; f++) {
+      while (firstOpen + 1 < windows.length && (windows[firstOpen] as Window).to <= f) firstOpen++
+      votes.fill(0)
+      for (let i = firstOpen; i < windows.length && (windows[i] as Window).from <= f; i++) {
+        const w = windows[i] as Window
+        const label = labels[i] as number
+        if (f < w.to) votes[label] = (votes[label] as number) + w.voicedFrames
+      }
+      let best = 0
+      for (let s = 1; s < votes.length; s++) if ((votes[s] as number) > (votes[best] as number)) best = s
+      frameLabels[f] = votes[best] ? best : (labels[nearestWindow(windows, firstOpen, f)] as number)
+    }
+  }
+  return frameLabels
+}
+
+/** The window whose centre is closest to `frame`, searching around `around`. */
+function nearestWindow(windows: Window[], around: number, frame: number): number {
+  const distance = (i: number) =>
+    Math.abs(((windows[i] as Window).from + (windows[i] as Window).to) / 2 - frame)
+  let best = around
+  for (const i of [around - 1, around + 1])
+    if (i >= 0 && i < windows.length && distance(i) < distance(best)) best = i
+  return best
+}
+
+/**
+ * Turns (one speaker's speech, pauses included) with less than `minFrames` of speech go to the speaker of the longer
+ * neighbouring turn, shortest first, until every turn is long enough or stands alone.
+ */
+function absorbShortTurns(frameLabels: Int32Array, minFrames: number): void {
+  const turns = speakerTurns(frameLabels)
+  for (;;) {
+    let shortest = -1
+    for (let i = 0; i < turns.length; i++) {
+      const turn = turns[i] as Turn
+      if (turn.speech >= minFrames || turns.length === 1) continue
+      if (shortest < 0 || turn.speech < (turns[shortest] as Turn).speech) shortest = i
+    }
+    if (shortest < 0) return
+    const turn = turns[shortest] as Turn
+    const neighbours = [turns[shortest - 1], turns[shortest + 1]].filter((t): t is Turn => t !== undefined)
+    const longer = neighbours.reduce((a, b) => (b.speech > a.speech ? b : a))
+    for (let f = turn.start; f < turn.end; f++)
+      if ((frameLabels[f] as number) >= 0) frameLabels[f] = longer.speaker
+    turn.speaker = longer.speaker
+    // Neighbours of one speaker are now one turn.
+    for (let i = Math.max(0, shortest - 1); i < Math.min(turns.length - 1, shortest + 1); ) {
+      const a = turns[i] as Turn
+      const b = turns[i + 1] as Turn
+      if (a.speaker !== b.speaker) {
+        i++
+        continue
+      }
+      turns.splice(i, 2, { start: a.start, end: b.end, speaker: a.speaker, speech: a.speech + b.speech })
+      shortest--
+    }
+  }
+}
+
+interface Turn {
+  /** Frame range, pauses inside included. */
+  start: number
+  end: number
+  speaker: number
+  /** Speech frames in it. */
+  speech: number
+}
+
+function speakerTurns(frameLabels: Int32Array): Turn[] {
+  const turns: Turn[] = []
+  for (let f = 0; f < frameLabels.length; f++) {
+    const speaker = frameLabels[f] as number
+    if (speaker < 0) continue
+    const last = turns.at(-1)
+    if (last && last.speaker === speaker) {
+      last.end = f + 1
+      last.speech++
+    } else turns.push({ start: f, end: f + 1, speaker, speech: 1 })
+  }
+  return turns
+}
+
+/** Maximal runs of consecutive speech frames with one label. */
+function speakerRuns(frameLabels: Int32Array): { start: number; end: number; speaker: number }[] {
+  const runs: { start: number; end: number; speaker: number }[] = []
+  for (let f = 0; f < frameLabels.length; f++) {
+    const speaker = frameLabels[f] as number
+    if (speaker < 0) continue
+    const last = runs.at(-1)
+    if (last && last.speaker === speaker && last.end === f) last.end = f + 1
+    else runs.push({ start: f, end: f + 1, speaker })
+  }
+  return runs
+}
+
+/** Spans in seconds, speakers renumbered by first appearance. */
+function toSpans(frameLabels: Int32Array): SpeakerSpan[] {
+  const numbering = new Map<number, number>()
+  return speakerRuns(frameLabels).map((run) => {
+    if (!numbering.has(run.speaker)) numbering.set(run.speaker, numbering.size)
+    return {
+      start: run.start / FRAMES_PER_SECOND,
+      end: run.end / FRAMES_PER_SECOND,
+      speaker: numbering.get(run.speaker) as number,
+    }
+  })
+}

@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
+import { createEspeakSynthesizer } from '../espeak/pool.ts'
+import { concat, silence, speak16k } from '../speaker/test-audio.ts'
+import type { Synthesizer } from '../synthesizer.ts'
+import { diarizationError } from './der.ts'
+import { createDiarizer } from './index.ts'
+import { createOnlineSpeakerTracker } from './online.ts'
+
+const LINES = [
+  ['captain_01', 'Good morning, everyone. Shall we start with the budget for the new building?'],
+  ['announcer_09', 'Yes, the numbers came in yesterday and they look better than we expected.'],
+  ['captain_01', 'That is good news. How much is left for the furniture and the computers?'],
+  ['announcer_09', 'About a third of it, which should be enough if we order before the summer.'],
+] as const
+
+let synth: Synthesizer
+const turns: Float32Array[] = []
+let dialogue: Float32Array
+const reference: { start: number; end: number; speaker: string }[] = []
+
+beforeAll(async () => {
+  synth = await createEspeakSynthesizer({ workers: 1 })
+  const parts: Float32Array[] = []
+  let time = 0
+  for (const [voice, text] of LINES) {
+    const turn = await speak16k(synth, voice, text)
+    turns.push(turn)
+    reference.push({ start: time, end: time + turn.length / 16_000, speaker: voice })
+    parts.push(turn, silence(0.5))
+    time += turn.length / 16_000 + 0.5
+  }
+  dialogue = concat(parts)
+}, 120_000)
+afterAll(() => synth.close())
+
+describe('diarizer', () => {
+  const diarizer = createDiarizer()
+
+  it('recovers the two voices of a dialogue, numbered by first appearance', async () => {
+    const spans = await diarizer.diarize(dialogue)
+    expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
+    expect(spans[0]?.speaker).toBe(0)
+    expect(diarizationError(reference, spans).der).toBeLessThan(0.15)
+  }, 60_000)
+
+  it('honours an exact speaker count', async () => {
+    const spans = await diarizer.diarize(dialogue, { numSpeakers: 1 })
+    expect(new Set(spans.map((s) => s.speaker)).size).toBe(1)
+    const three = await diarizer.diarize(dialogue, { numSpeakers: 3 })
+    expect(new Set(three.map((s) => s.speaker)).size).toBeGreaterThanOrEqual(2)
+  }, 60_000)
+
+  it('refuses contradictory counts and stops when aborted', async () => {
+    await expect(diarizer.diarize(dialogue, { minSpeakers: 3, maxSpeakers: 2 })).rejects.toThrow(RangeError)
+    const controller = new AbortController()
+    controller.abort()
+    await expect(diarizer.diarize(dialogue, { signal: controller.signal })).rejects.toThrow()
+  }, 60_000)
+
+  it('finds nobody in silence', async () => {
+    expect(await diarizer.diarize(silence(3))).toEqual([])
+  }, 60_000)
+
+  it('can still label frames by the vote of the window clusters', async () => {
+    const spans = await createDiarizer({ partition: 'windows' }).diarize(dialogue)
+    expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
+    expect(diarizationError(reference, spans).der).toBeLessThan(0.15)
+  }, 60_000)
+
+  it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
+    'splits meetings with the count given better by GMM–HMM than by window votes',
+    async () => {
+      // One voice holds most of each of these; window votes split it, whole-frame models much less.
+      const meetings = (await loadMeetings()).filter((m) => ['trn03', 'trn05', 'trn06'].includes(m.id))
+      const errors = { hmm: 0, windows: 0 }
+      for (const partition of ['hmm', 'windows'] as const) {
+        const d = createDiarizer({ partition })
+        for (const m of meetings) {
+          const numSpeakers = new Set(m.turns.map((t) => t.speaker)).size
+          const e = diarizationError(m.turns, await d.diarize(m.audio, { numSpeakers }), m.scored)
+          errors[partition] += e.missed + e.falseAlarm + e.confusion
+        }
+      }
+      expect(errors.hmm).toBeLessThan(0.7 * errors.windows)
+    },
+    120_000,
+  )
+})
+
+describe('online speaker tracker', () => {
+  it('keeps each voice on its number across turns', () => {
+    const tracker = createOnlineSpeakerTracker({ maxSpeakers: 4 })
+    const speakers = turns.map((turn) => tracker.assign(turn).speaker)
+    expect(speakers).toEqual([0, 1, 0, 1])
+  })
+
+  it('sees a change of speaker inside one turn', () => {
+    const tracker = createOnlineSpeakerTracker({ maxSpeakers: 4 })
+    tracker.assign(turns[0] as Float32Array)
+    tracker.assign(turns[1] as Float32Array)
+    const both = concat([turns[2] as Float32Array, turns[3] as Float32Array])
+    const { segments } = tracker.assign(both)
+    expect(segments.map((s) => s.speaker)).toEqual([0, 1])
+    const boundary = (turns[2] as Float32Array).length / 16_000
+    expect(Math.abs((segments[1] as { start: number }).start - boundary)).toBeLessThan(1)
+    expect(tracker.speakerChange(both)).not.toBeNull()
+  })
+
+  it('says nothing about a turn without voiced speech', () => {
+    expect(createOnlineSpeakerTracker({ maxSpeakers: 2 }).assign(silence(1))).toEqual({
+      speaker: null,
+      segments: [],
+    })
+  })
+})

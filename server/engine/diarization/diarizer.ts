@@ -1,0 +1,21 @@
+/**
+ * The engine's diarization contract: who spoke when, in seconds, for 16 kHz mono float audio. Speakers are
+ * numbered 0, 1, … in order of first appearance; the API turns them into `speaker_0`, `speaker_1`, ….
+ */
+
+export interface SpeakerSpan {
+  start: number
+  end: number
+  speaker: number
+}
+
+export interface SpeakerCount {
+  /** Exact number of speakers; not with min/max. */
+  numSpeakers?: number
+  minSpeakers?: number
+  maxSpeakers?: number
+}
+
+export interface Diarizer {
+  diarize(audio: Float32Array, opts?: SpeakerCount & { signal?: AbortSignal }): Promise<SpeakerSpan[]>
+}

@@ -1,0 +1,55 @@
+/**
+ * The engine's recognition contract. CMU PocketSphinx (a subprocess against the Debian model) implements it today;
+ * a neural recognizer could replace it without touching the routes. Audio is always 16 kHz mono float in −1…1.
+ */
+
+export const RECOGNITION_SAMPLE_RATE = 16_000
+
+export interface RecognizedWord {
+  /** The word as the recognizer spells it (lower case for PocketSphinx), without pronunciation variant markers. */
+  text: string
+  /** Seconds from the start of the audio given. */
+  start: number
+  end: number
+  /** 0…1; 1 when the engine gives no confidence. */
+  confidence: number
+}
+
+export interface Transcription {
+  words: RecognizedWord[]
+  /** The words joined by single spaces. */
+  text: string
+}
+
+/** How well a recording matches one known phrase (the consent check). */
+export interface PhraseCheck {
+  matched: boolean
+  /** What the recognizer heard, for the error message and the logs. */
+  heard: string
+  /** 0…1 agreement between the phrase and what was heard; `matched` is `score >= threshold`. */
+  score: number
+}
+
+export interface RecognizeOptions {
+  signal?: AbortSignal
+}
+
+export interface Recognizer {
+  readonly name: string
+  /** Whether the engine and its model are installed here. When false every call fails with RecognizerUnavailableError. */
+  available(): Promise<boolean>
+  /** Open transcription (US English). */
+  transcribe(audio: Float32Array, opts?: RecognizeOptions): Promise<Transcription>
+  /** Checks that `audio` holds `phrase`, decoding constrained to suit a known phrase. */
+  checkPhrase(audio: Float32Array, phrase: string, opts?: RecognizeOptions): Promise<PhraseCheck>
+  close(): Promise<void>
+}
+
+/** The recognizer or its model is not installed; callers fail closed and say what to install. */
+export class RecognizerUnavailableError extends Error {
+  constructor(
+    message = 'Speech recognition is not installed: install the Debian packages pocketsphinx and pocketsphinx-en-us.',
+  ) {
+    super(message)
+  }
+}

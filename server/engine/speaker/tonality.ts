@@ -1,0 +1,71 @@
+/**
+ * How much of a recording holds sustained tones: the sign of music. A note keeps its partials at fixed frequencies
+ * for hundreds of milliseconds; speech moves its harmonics with the pitch and breaks them at every consonant, so
+ * its spectral peaks rarely stay on one frequency for long.
+ */
+import { binHz, FRAMES_PER_SECOND, type FrameFeatures, SPECTRUM_BINS } from './features.ts'
+
+/** Partials are looked for from here up: a speaker's fundamental and first harmonics can stay level for a while. */
+const LOWEST_HZ = 400
+const HIGHEST_HZ = 5000
+/** A peak stands this far above the median of the bins around it. */
+const PROMINENCE_DB = 6
+const NEIGHBOURHOOD_BINS = 8
+/** A partial counts as sustained once it has held its frequency (within one bin) this long. */
+const SUSTAIN_SECONDS = 0.4
+/** Frames with at least this many sustained partials are tonal. */
+const PARTIALS_PER_TONAL_FRAME = 1
+
+/**
+ * The share of sounding frames (those louder than `gateDb`) that carry sustained partials, 0…1. Speech stays under a
+ * few percent; a chord or a held note fills almost every frame.
+ */
+export function sustainedToneShare(features: FrameFeatures, gateDb: number): number {
+  const { count, power, energyDb } = features
+  const low = Math.ceil(LOWEST_HZ / binHz(1))
+  const high = Math.min(SPECTRUM_BINS - NEIGHBOURHOOD_BINS - 1, Math.floor(HIGHEST_HZ / binHz(1)))
+  const sustain = Math.round(SUSTAIN_SECONDS * FRAMES_PER_SECOND)
+  // How long the peak at each bin has held, and the bin it started at: it may wobble by a bin, not glide away.
+  let held = new Int32Array(SPECTRUM_BINS)
+  let next = new Int32Array(SPECTRUM_BINS)
+  let origin = new Int32Array(SPECTRUM_BINS)
+  let nextOrigin = new Int32Array(SPECTRUM_BINS)
+  const sustainedFrames = new Int32Array(count)
+  const logPower = new Float64Array(SPECTRUM_BINS)
+  const around = new Float64Array(2 * NEIGHBOURHOOD_BINS + 1)
+  for (let f = 0; f < count; f++) {
+    next.fill(0)
+    for (let k = 0; k < SPECTRUM_BINS; k++)
+      logPower[k] = 10 * Math.log10((power[f * SPECTRUM_BINS + k] as number) + 1e-12)
+    for (let k = low; k <= high; k++) {
+      const value = logPower[k] as number
+      if (value < (logPower[k - 1] as number) || value < (logPower[k + 1] as number)) continue
+      for (let j = -NEIGHBOURHOOD_BINS; j <= NEIGHBOURHOOD_BINS; j++)
+        around[j + NEIGHBOURHOOD_BINS] = logPower[k + j] as number
+      around.sort()
+      if (value - (around[NEIGHBOURHOOD_BINS] as number) < PROMINENCE_DB) continue
+      let before = 0
+      nextOrigin[k] = k
+      for (const j of [k, k - 1, k + 1]) {
+        if ((held[j] as number) > before && Math.abs((origin[j] as number) - k) <= 1) {
+          before = held[j] as number
+          nextOrigin[k] = origin[j] as number
+        }
+      }
+      next[k] = before + 1
+      // The frames a partial has held so far are sustained frames too, once it reaches the length.
+      const from = before + 1 === sustain ? f - sustain + 1 : before + 1 > sustain ? f : f + 1
+      for (let back = from; back <= f; back++) sustainedFrames[back] = (sustainedFrames[back] as number) + 1
+    }
+    ;[held, next] = [next, held]
+    ;[origin, nextOrigin] = [nextOrigin, origin]
+  }
+  let sounding = 0
+  let tonal = 0
+  for (let f = 0; f < count; f++) {
+    if ((energyDb[f] as number) < gateDb) continue
+    sounding++
+    if ((sustainedFrames[f] as number) >= PARTIALS_PER_TONAL_FRAME) tonal++
+  }
+  return sounding === 0 ? 0 : tonal / sounding
+}

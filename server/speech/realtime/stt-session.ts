@@ -1,0 +1,729 @@
+import { randomBytes } from 'node:crypto'
+import type { z } from 'zod'
+import {
+  MAX_APPEND_AUDIO_BYTES,
+  type SpeakerAttribution,
+  type SpeakerSegmentMs,
+  type SttServerMessage,
+  sttClientMessageSchema,
+} from '../../../schema/index.ts'
+import { groupSegments, type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/index.ts'
+import type { GateOptions, StreamingVad, VadEvent } from '../../engine/vad/index.ts'
+import { speakerLabel } from '../transcripts/diarization.ts'
+import { base64DecodedLength, ENGINE_RATE, isBase64, PcmInput } from './pcm-input.ts'
+import {
+  applySessionConfig,
+  configIssue,
+  type DiarizationStatus,
+  SessionConfigError,
+  type SttSettings,
+  sessionObject,
+} from './stt-config.ts'
+
+/** The socket operations a session needs; `ws`'s WebSocket satisfies it. */
+export interface SttSocket {
+  send(data: string): void
+  close(code: number, reason?: string): void
+  pause?(): void
+  resume?(): void
+}
+
+/** Who spoke in one finished turn: the turn's speaker (null when undetermined) and spans in seconds within the turn. */
+export interface TurnSpeakers {
+  speaker: number | null
+  segments: Array<{ speaker: number; start: number; end: number }>
+}
+
+/** The online speaker tracker as a session uses it: one per session, fed finished turns in order. */
+export interface SessionSpeakerTracker {
+  assign(audio: Float32Array): TurnSpeakers | Promise<TurnSpeakers>
+  /**
+   * Where, in seconds into `audio` (the turn so far), a different speaker took over, or null. Optional: without it,
+   * turns end at pauses and commits only.
+   */
+  speakerChange?(audio: Float32Array): number | null | Promise<number | null>
+  close?(): void
+}
+
+export interface SttSessionDeps {
+  recognizer: Recognizer
+  createVad(opts: GateOptions): Promise<StreamingVad>
+  /** Null when diarization is switched off in this deployment (status `unavailable`). */
+  createTracker:
+    | ((opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>)
+    | null
+  settings: SttSettings
+  id: string
+  onError?(err: unknown, what: string): void
+}
+
+const MS = ENGINE_RATE / 1000
+const toMs = (samples: number) => Math.round(samples / MS)
+/** A commit needs at least 100 ms of audio. */
+const MIN_COMMIT_SAMPLES = 100 * MS
+/** Audio kept before speech while waiting for the detector to confirm it (its confirmation lags by ~0.3 s). */
+const VAD_LOOKBACK_SAMPLES = 2 * ENGINE_RATE
+/** Silence kept after the end of speech in a turn's audio. */
+const TURN_TAIL_SAMPLES = 200 * MS
+/** A turn of continuous speech is cut (and committed) after this long. */
+export const MAX_TURN_SAMPLES = 60 * ENGINE_RATE
+/** Without turn detection, at most this much audio may wait for a commit. */
+export const MAX_MANUAL_BUFFER_SAMPLES = 10 * 60 * ENGINE_RATE
+/**
+ * Speaker-change checks run every this much new speech, once a turn has lasted `CHANGE_MIN_TURN` (the tracker needs
+ * several windows of a turn to place a change reliably; shorter turns are split when they are committed).
+ */
+const CHANGE_CHECK_SAMPLES = 1 * ENGINE_RATE
+const CHANGE_MIN_TURN_SAMPLES = 7 * ENGINE_RATE
+/** Speech of the earlier speaker a check needs before a change it reports. */
+const CHANGE_MIN_BEFORE_SAMPLES = 2 * ENGINE_RATE
+/** Two checks agree on a change when they place it this close together. */
+const CHANGE_AGREEMENT_SAMPLES = 1 * ENGINE_RATE
+/** How much of the turn, up to now, a speaker-change check looks at. */
+const CHANGE_WINDOW_SAMPLES = 8 * ENGINE_RATE
+/** Client messages waiting to be processed beyond this many bytes pause reading from the socket. */
+const BACKLOG_PAUSE_BYTES = 48 * 1024 * 1024
+
+/** Who spoke in one committed item, on the session clock, decided when it was committed. */
+interface ItemSpeakers {
+  speaker: number | null
+  attribution: SpeakerAttribution
+  segments: SpeakerSegmentMs[]
+}
+
+interface Turn {
+  itemId: string
+  audio: Float32Array
+  /** Session clock (16 kHz samples since the first append). */
+  start: number
+  end: number
+  /** Null when the session does not ask for diarization. */
+  speakers: ItemSpeakers | null
+}
+
+type Problem = { code: string; message: string; param?: string | null; type?: string }
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`
+
+/**
+ * One realtime transcription session (docs/transcription.md): audio appends are resampled to 16 kHz, turns end at
+ * pauses (server VAD), at a client commit or, with diarization, at a detected speaker change; each committed turn is
+ * transcribed in order and, with diarization active, attributed to a speaker by the session's online tracker (6.4).
+ */
+export class SttSession {
+  private settings: SttSettings
+  private diarizationStatus: DiarizationStatus
+  private tracker: SessionSpeakerTracker | null = null
+  private input: PcmInput | null = null
+  private vad: StreamingVad | null = null
+  /** Session sample at which the current detector's stream began. */
+  private vadOrigin = 0
+  /** Samples received so far: the session clock. */
+  private clock = 0
+  /** Uncommitted audio, starting at session sample `bufferStart`. */
+  private chunks: Float32Array[] = []
+  private bufferStart = 0
+  private bufferLength = 0
+  private speech: { itemId: string; start: number; checkedAt: number; candidate: number | null } | null = null
+  private previousItemId: string | null = null
+  /** Tracker speaker number → label number, in order of first appearance in the session's events. */
+  private readonly labels = new Map<number, number>()
+  private messages: Promise<void> = Promise.resolve()
+  private backlog = 0
+  private paused = false
+  private turns: Promise<void> = Promise.resolve()
+  private readonly abort = new AbortController()
+  private closed = false
+
+  constructor(
+    private readonly socket: SttSocket,
+    private readonly deps: SttSessionDeps,
+  ) {
+    this.settings = deps.settings
+    this.diarizationStatus = deps.createTracker ? 'active' : 'unavailable'
+  }
+
+  /** Sends `session.created` (and `session.updated` when the credential carried a diarization request). */
+  async start() {
+    await this.configure()
+    this.send({ type: 'session.created', session: this.sessionObject() })
+    if (this.settings.diarization) this.send({ type: 'session.updated', session: this.sessionObject() })
+  }
+
+  /** Handles one client frame; frames are processed strictly in order. */
+  receive(data: Buffer, isBinary: boolean) {
+    if (this.closed) return
+    this.backlog += data.length
+    if (this.backlog > BACKLOG_PAUSE_BYTES && !this.paused && this.socket.pause) {
+      this.paused = true
+      this.socket.pause()
+    }
+    this.messages = this.messages
+      .then(() => this.handle(data, isBinary))
+      .catch((err) => {
+        this.deps.onError?.(err, 'realtime message')
+        this.error({
+          code: 'server_error',
+          message: 'The message could not be processed.',
+          type: 'server_error',
+        })
+      })
+      .finally(() => {
+        this.backlog -= data.length
+        if (this.paused && this.backlog < BACKLOG_PAUSE_BYTES / 2) {
+          this.paused = false
+          this.socket.resume?.()
+        }
+      })
+  }
+
+  /** The socket closed: stop all work at once. */
+  dispose() {
+    if (this.closed) return
+    this.closed = true
+    this.abort.abort()
+    this.input?.close()
+    this.tracker?.close?.()
+  }
+
+  private async handle(data: Buffer, isBinary: boolean) {
+    if (this.closed) return
+    if (isBinary) {
+      return this.error({
+        code: 'invalid_message',
+        message: 'Binary frames are not accepted; send JSON events.',
+      })
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(data.toString('utf8'))
+    } catch {
+      return this.error({ code: 'invalid_json', message: 'The frame is not valid JSON.' })
+    }
+    const parsed = sttClientMessageSchema.safeParse(json)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0] as z.core.$ZodIssue
+      const type = (json as { type?: unknown } | null)?.type
+      if (issue.path.length === 0 || (issue.path[0] === 'type' && issue.code !== 'unrecognized_keys')) {
+        return this.error({
+          code: 'unknown_event_type',
+          message: `Unknown event type ${JSON.stringify(type)}; expected session.update, input_audio_buffer.append, input_audio_buffer.commit or input_audio_buffer.clear.`,
+          param: 'type',
+        })
+      }
+      const err = configIssue(issue, '')
+      return this.error({ code: 'invalid_value', message: err.message, param: err.param })
+    }
+    const message = parsed.data
+    switch (message.type) {
+      case 'session.update':
+      case 'transcription_session.update':
+        return this.update(message.session)
+      case 'input_audio_buffer.append':
+        return this.append(message.audio)
+      case 'input_audio_buffer.commit':
+        return this.commit()
+      case 'input_audio_buffer.clear':
+        return this.clear()
+    }
+  }
+
+  private async update(config: Parameters<typeof applySessionConfig>[1]) {
+    let next: SttSettings
+    try {
+      next = applySessionConfig(this.settings, config)
+    } catch (err) {
+      if (err instanceof SessionConfigError)
+        return this.error({ code: 'invalid_value', message: err.message, param: err.param })
+      throw err
+    }
+    const previous = this.settings
+    this.settings = next
+    await this.configure(previous)
+    this.send({ type: 'session.updated', session: this.sessionObject() })
+  }
+
+  /** Brings the input converter, the turn detector and the tracker in line with the settings. */
+  private async configure(previous?: SttSettings) {
+    if (!this.input || this.input.rate !== this.settings.rate) {
+      if (this.input) {
+        this.feedBuffer(this.input.flush())
+        this.input.close()
+      }
+      this.input = await PcmInput.create(this.settings.rate)
+    }
+    const td = this.settings.turnDetection
+    if (!td) this.vad = null
+    else if (!this.vad || JSON.stringify(td) !== JSON.stringify(previous?.turnDetection))
+      await this.restartVad()
+    const d = this.settings.diarization
+    if (d?.enabled && !this.tracker && this.deps.createTracker && this.diarizationStatus === 'active') {
+      try {
+        this.tracker = await this.deps.createTracker({ maxSpeakers: d.maxSpeakers })
+      } catch (err) {
+        this.deps.onError?.(err, 'speaker tracker')
+        this.diarizationStatus = 'degraded'
+      }
+    }
+  }
+
+  private async restartVad() {
+    const td = this.settings.turnDetection
+    if (!td) return
+    this.vad = await this.deps.createVad({
+      threshold: td.threshold,
+      minSilenceSeconds: td.silenceDurationMs / 1000,
+    })
+    this.vadOrigin = this.clock
+    this.speech = null
+  }
+
+  private async append(audio: string) {
+    if (!isBase64(audio)) {
+      return this.error({
+        code: 'invalid_value',
+        message: 'audio must be base64 of PCM16 little-endian mono.',
+        param: 'audio',
+      })
+    }
+    const size = base64DecodedLength(audio)
+    if (size > MAX_APPEND_AUDIO_BYTES) {
+      return this.error({
+        code: 'audio_append_too_large',
+        message: `One append may carry at most ${MAX_APPEND_AUDIO_BYTES} bytes (15 MiB) of decoded audio; this one had ${size}.`,
+        param: 'audio',
+      })
+    }
+    if (!this.settings.turnDetection) {
+      const incoming = Math.ceil(((size / 2) * ENGINE_RATE) / this.settings.rate)
+      if (this.bufferLength + incoming > MAX_MANUAL_BUFFER_SAMPLES) {
+        return this.error({
+          code: 'input_audio_buffer_full',
+          message:
+            'Without turn detection at most 10 minutes of audio may wait for a commit; commit or clear first.',
+          param: 'audio',
+        })
+      }
+    }
+    const samples = (this.input as PcmInput).push(Buffer.from(audio, 'base64'))
+    await this.feed(samples)
+  }
+
+  /** New 16 kHz audio: buffered, and passed through the turn detector when there is one. */
+  private async feed(samples: Float32Array) {
+    if (samples.length === 0) return
+    this.feedBuffer(samples)
+    if (!this.vad) return
+    const events = await this.vad.push(samples)
+    for (const event of events) await this.onVad(event)
+    if (this.speech) {
+      if (this.clock - this.speech.start >= MAX_TURN_SAMPLES) await this.endTurn(this.clock, 'cut')
+      else await this.checkSpeakerChange()
+    } else this.trimBefore(this.clock - VAD_LOOKBACK_SAMPLES - this.prefixSamples())
+  }
+
+  private feedBuffer(samples: Float32Array) {
+    if (samples.length === 0) return
+    this.chunks.push(samples)
+    this.bufferLength += samples.length
+    this.clock += samples.length
+  }
+
+  private prefixSamples() {
+    return (this.settings.turnDetection?.prefixPaddingMs ?? 0) * MS
+  }
+
+  private async onVad(event: VadEvent) {
+    const at = this.vadOrigin + Math.round(event.time * ENGINE_RATE)
+    if (event.type === 'start') {
+      if (this.speech) return
+      const start = Math.max(this.bufferStart, at - this.prefixSamples())
+      this.trimBefore(start)
+      this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null }
+      this.send({
+        type: 'input_audio_buffer.speech_started',
+        audio_start_ms: toMs(start),
+        item_id: this.speech.itemId,
+      })
+      return
+    }
+    if (!this.speech) return
+    this.send({
+      type: 'input_audio_buffer.speech_stopped',
+      audio_end_ms: toMs(at),
+      item_id: this.speech.itemId,
+    })
+    await this.endTurn(Math.max(this.speech.start, Math.min(this.clock, at + TURN_TAIL_SAMPLES)), 'pause')
+  }
+
+  /**
+   * Ends the current speech turn at session sample `end` and commits its audio as one item; audio after `end` stays in
+   * the buffer. `pause`: the detector heard the speech end. `cut`: the turn was cut while speech goes on (a speaker
+   * change, or the longest turn), so the rest opens the next turn at once. `commit`: the client committed, and the
+   * detector starts afresh.
+   */
+  private async endTurn(
+    end: number,
+    how: 'pause' | 'cut' | 'commit',
+    endedBy: 'endpoint' | 'change' = 'endpoint',
+  ) {
+    const speech = this.speech
+    if (!speech) return
+    this.speech = null
+    const audio = this.take(speech.start, end)
+    await this.commitTurn(speech.itemId, audio, speech.start, endedBy)
+    if (how === 'commit') await this.restartVad()
+    else if (how === 'cut') {
+      this.speech = { itemId: newId('item'), start: end, checkedAt: this.clock, candidate: null }
+      this.send({
+        type: 'input_audio_buffer.speech_started',
+        audio_start_ms: toMs(end),
+        item_id: this.speech.itemId,
+      })
+    }
+  }
+
+  private async commit() {
+    if (this.speech) return this.endTurn(this.clock, 'commit')
+    if (this.settings.turnDetection || this.bufferLength < MIN_COMMIT_SAMPLES) {
+      return this.error({
+        code: 'input_audio_buffer_commit_empty',
+        message: this.settings.turnDetection
+          ? 'There is no speech in the buffer to commit.'
+          : 'The buffer holds less than 100 ms of audio; append audio before committing.',
+      })
+    }
+    const start = this.bufferStart
+    const end = this.clock
+    await this.commitTurn(newId('item'), this.take(start, end), start, 'endpoint')
+  }
+
+  private async clear() {
+    this.speech = null
+    this.trimBefore(this.clock)
+    if (this.vad) await this.restartVad()
+    this.send({ type: 'input_audio_buffer.cleared' })
+  }
+
+  /** Audio of session samples [start, end) from the buffer; everything before `end` is dropped. */
+  private take(start: number, end: number): Float32Array {
+    const from = Math.max(start, this.bufferStart)
+    const to = Math.min(end, this.clock)
+    const out = new Float32Array(Math.max(0, to - from))
+    let at = this.bufferStart
+    for (const chunk of this.chunks) {
+      const c0 = Math.max(from, at)
+      const c1 = Math.min(to, at + chunk.length)
+      if (c1 > c0) out.set(chunk.subarray(c0 - at, c1 - at), c0 - from)
+      at += chunk.length
+    }
+    this.trimBefore(to)
+    return out
+  }
+
+  /** Drops buffered audio before session sample `at`. */
+  private trimBefore(at: number) {
+    while (this.chunks.length > 0 && this.bufferStart < at) {
+      const first = this.chunks[0] as Float32Array
+      const drop = Math.min(first.length, at - this.bufferStart)
+      if (drop === first.length) this.chunks.shift()
+      else this.chunks[0] = first.subarray(drop)
+      this.bufferStart += drop
+      this.bufferLength -= drop
+    }
+  }
+
+  /** With diarization active, a long turn is checked for a change of speaker, which ends it (6.4). */
+  private async checkSpeakerChange() {
+    const speech = this.speech
+    const tracker = this.tracker
+    if (!speech || !tracker?.speakerChange || !this.diarizing()) return
+    if (
+      this.clock - speech.start < CHANGE_MIN_TURN_SAMPLES ||
+      this.clock - speech.checkedAt < CHANGE_CHECK_SAMPLES
+    )
+      return
+    speech.checkedAt = this.clock
+    // Only the latest stretch is examined, so a check costs the same however long the turn has run.
+    const from = Math.max(speech.start, this.clock - CHANGE_WINDOW_SAMPLES)
+    let change: number | null
+    try {
+      change = await tracker.speakerChange(this.peek(from, this.clock))
+    } catch (err) {
+      return this.degrade(err)
+    }
+    if (this.speech !== speech) return
+    // A change in the first seconds of the examined stretch is not trusted: the tracker needs the earlier speaker's
+    // voice over several windows to tell a change from that speaker's own onset. A real change is seen again once the
+    // examined stretch has moved past it.
+    const trusted = change !== null && change * ENGINE_RATE >= CHANGE_MIN_BEFORE_SAMPLES
+    const at = trusted ? from + Math.round((change as number) * ENGINE_RATE) : null
+    if (at === null || at <= speech.start || at >= this.clock) {
+      speech.candidate = null
+      return
+    }
+    // A change counts once two checks in a row find it at about the same place.
+    const confirmed = speech.candidate !== null && Math.abs(speech.candidate - at) <= CHANGE_AGREEMENT_SAMPLES
+    speech.candidate = at
+    if (confirmed) await this.endTurn(at, 'cut', 'change')
+  }
+
+  /** A copy of buffered audio without dropping it. */
+  private peek(start: number, end: number): Float32Array {
+    const out = new Float32Array(Math.max(0, end - start))
+    let at = this.bufferStart
+    for (const chunk of this.chunks) {
+      const c0 = Math.max(start, at)
+      const c1 = Math.min(end, at + chunk.length)
+      if (c1 > c0) out.set(chunk.subarray(c0 - at, c1 - at), c0 - start)
+      at += chunk.length
+    }
+    return out
+  }
+
+  /**
+   * Commits a finished turn. With diarization on, the tracker attributes it first; when it finds more than one speaker
+   * holding the floor for at least a second, the turn is split there into one item per speaker (a detected change
+   * ends the turn, 6.4). Each item is then queued for transcription, in order.
+   */
+  private async commitTurn(
+    itemId: string,
+    audio: Float32Array,
+    start: number,
+    endedBy: 'endpoint' | 'change',
+  ) {
+    const items: Turn[] = []
+    if (!this.diarizing()) items.push({ itemId, audio, start, end: start + audio.length, speakers: null })
+    else {
+      const result = await this.attribute(audio)
+      const groups =
+        result && result.speaker !== null ? speakerGroups(result, audio.length / ENGINE_RATE) : []
+      if (groups.length === 0) {
+        items.push({
+          itemId,
+          audio,
+          start,
+          end: start + audio.length,
+          speakers: unattributed(start, start + audio.length),
+        })
+      }
+      groups.forEach((group, k) => {
+        const from = k === 0 ? 0 : Math.round(group.start * ENGINE_RATE)
+        const to = k === groups.length - 1 ? audio.length : Math.round(group.end * ENGINE_RATE)
+        const last = k === groups.length - 1
+        items.push({
+          itemId: k === 0 ? itemId : newId('item'),
+          audio: audio.subarray(from, to),
+          start: start + from,
+          end: start + to,
+          speakers: {
+            speaker: this.label(group.speaker),
+            attribution: last && endedBy === 'endpoint' ? 'endpoint' : 'commit',
+            segments: group.segments.map((seg) => ({
+              speaker: speakerLabel(this.label(seg.speaker)),
+              segment_start_ms: toMs(start + Math.max(from, Math.round(seg.start * ENGINE_RATE))),
+              segment_end_ms: toMs(start + Math.min(to, Math.round(seg.end * ENGINE_RATE))),
+            })),
+          },
+        })
+      })
+    }
+    for (const item of items) {
+      this.send({
+        type: 'input_audio_buffer.committed',
+        item_id: item.itemId,
+        previous_item_id: this.previousItemId,
+      })
+      this.previousItemId = item.itemId
+      this.turns = this.turns.then(() => this.process(item))
+    }
+  }
+
+  private label(trackerSpeaker: number): number {
+    let n = this.labels.get(trackerSpeaker)
+    if (n === undefined) {
+      n = this.labels.size
+      this.labels.set(trackerSpeaker, n)
+    }
+    return n
+  }
+
+  /** The tracker's view of one finished turn; null once diarization has degraded or when it fails now. */
+  private async attribute(audio: Float32Array): Promise<TurnSpeakers | null> {
+    const tracker = this.tracker
+    if (!tracker || this.diarizationStatus !== 'active') return null
+    try {
+      return await tracker.assign(audio)
+    } catch (err) {
+      this.degrade(err)
+      return null
+    }
+  }
+
+  private diarizing() {
+    return Boolean(this.settings.diarization?.enabled) && this.diarizationStatus !== 'unavailable'
+  }
+
+  /** Transcribes one committed item: deltas, then completed, then (with diarization) its speakers event. */
+  private async process(turn: Turn) {
+    if (this.closed) return
+    let transcript: string
+    try {
+      // A sliver of audio (a turn cut right at its start) holds no words.
+      const result =
+        turn.audio.length < MIN_COMMIT_SAMPLES
+          ? { text: '', words: [] }
+          : await this.deps.recognizer.transcribe(turn.audio, { signal: this.abort.signal })
+      if (this.closed) return
+      transcript = result.text.trim()
+      const segments = groupSegments(result.words).map((seg) => ({
+        text: seg.text,
+        segment_start_ms: toMs(turn.start) + Math.round(seg.start * 1000),
+        segment_end_ms: toMs(turn.start) + Math.round(seg.end * 1000),
+      }))
+      segments.forEach((seg, i) => {
+        this.send({
+          type: 'conversation.item.input_audio_transcription.delta',
+          item_id: turn.itemId,
+          content_index: 0,
+          delta: i === 0 ? seg.text : ` ${seg.text}`,
+        })
+      })
+      this.send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: turn.itemId,
+        content_index: 0,
+        transcript,
+        audio_start_ms: toMs(turn.start),
+        audio_end_ms: toMs(turn.end),
+        segments,
+      })
+    } catch (err) {
+      if (this.closed) return
+      this.deps.onError?.(err, 'realtime transcription')
+      const unavailable = err instanceof RecognizerUnavailableError
+      this.send({
+        type: 'conversation.item.input_audio_transcription.failed',
+        item_id: turn.itemId,
+        content_index: 0,
+        error: {
+          type: 'server_error',
+          code: unavailable ? 'recognition_unavailable' : 'transcription_failed',
+          message: (err as Error).message,
+          param: null,
+        },
+      })
+      return
+    }
+    if (!turn.speakers) return
+    this.send({
+      type: 'conversation.item.input_audio_transcription.speakers',
+      item_id: turn.itemId,
+      speaker: turn.speakers.speaker === null ? null : speakerLabel(turn.speakers.speaker),
+      text: transcript,
+      attribution: turn.speakers.attribution,
+      segments: turn.speakers.segments,
+    })
+  }
+
+  /** Diarization stopped mid-session (6.4): status `degraded`, later turns unattributed, transcription goes on. */
+  private degrade(err: unknown) {
+    if (this.diarizationStatus === 'degraded') return
+    this.deps.onError?.(err, 'speaker tracker')
+    this.diarizationStatus = 'degraded'
+    this.tracker?.close?.()
+    this.tracker = null
+    if (!this.closed) this.send({ type: 'session.updated', session: this.sessionObject() })
+  }
+
+  private sessionObject() {
+    return sessionObject(this.settings, this.diarizationStatus, this.deps.id)
+  }
+
+  private error(problem: Problem) {
+    this.send({
+      type: 'error',
+      error: {
+        type: problem.type ?? 'invalid_request_error',
+        code: problem.code,
+        message: problem.message,
+        param: problem.param ?? null,
+      },
+    })
+  }
+
+  private send(message: DistributiveOmit<SttServerMessage, 'event_id'>) {
+    if (this.closed) return
+    this.socket.send(JSON.stringify({ event_id: newId('event'), ...message }))
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+const unattributed = (start: number, end: number): ItemSpeakers => ({
+  speaker: null,
+  attribution: 'unattributed',
+  segments: [{ speaker: null, segment_start_ms: toMs(start), segment_end_ms: toMs(end) }],
+})
+
+/**
+ * A speaker must hold the floor this long inside a turn for the turn to be split there: the tracker places a change
+ * within about a window (1.5 s), and on a turn of a few seconds it can see a change that is not there.
+ */
+const MIN_SPLIT_SECONDS = 1.5
+
+interface SpeakerGroup {
+  speaker: number
+  start: number
+  end: number
+  segments: TurnSpeakers['segments']
+}
+
+/**
+ * The tracker's segments of one turn (seconds) as consecutive groups, one per speaker holding the floor: a segment
+ * shorter than a second stays in the group before it (or after it, at the start), and neighbouring groups of one
+ * speaker are joined. Each group's speaker is the one who talks most in it.
+ */
+export function speakerGroups(result: TurnSpeakers, duration: number): SpeakerGroup[] {
+  const segments = result.segments.filter((seg) => seg.end > seg.start)
+  if (segments.length === 0) {
+    return result.speaker === null
+      ? []
+      : [
+          {
+            speaker: result.speaker,
+            start: 0,
+            end: duration,
+            segments: [{ speaker: result.speaker, start: 0, end: duration }],
+          },
+        ]
+  }
+  const groups: SpeakerGroup[] = []
+  for (const seg of segments) {
+    const last = groups.at(-1)
+    const long = seg.end - seg.start >= MIN_SPLIT_SECONDS
+    if (last && (!long || last.speaker === seg.speaker)) {
+      last.end = seg.end
+      last.segments.push(seg)
+    } else if (last && last.end - last.start < MIN_SPLIT_SECONDS && groups.length === 1) {
+      // A short opening stretch joins the first speaker who holds the floor.
+      last.end = seg.end
+      last.segments.push(seg)
+    } else groups.push({ speaker: seg.speaker, start: seg.start, end: seg.end, segments: [seg] })
+  }
+  for (const group of groups) {
+    const talk = new Map<number, number>()
+    for (const seg of group.segments)
+      talk.set(seg.speaker, (talk.get(seg.speaker) ?? 0) + seg.end - seg.start)
+    group.speaker = [...talk].reduce((a, b) => (b[1] > a[1] ? b : a))[0]
+  }
+  // Groups whose speaker came out the same after the vote are one turn.
+  return groups.reduce<SpeakerGroup[]>((out, group) => {
+    const last = out.at(-1)
+    if (last && last.speaker === group.speaker) {
+      last.end = group.end
+      last.segments.push(...group.segments)
+    } else out.push(group)
+    return out
+  }, [])
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify'
+import type { z } from 'zod'
+import {
+  CLIENT_SECRET_TTL,
+  type ClientSecretResponse,
+  clientSecretRequestSchema,
+} from '../../../schema/index.ts'
+import { authenticate } from '../auth.ts'
+import { ApiError, badRequest } from '../errors.ts'
+import {
+  applySessionConfig,
+  configIssue,
+  defaultSettings,
+  SessionConfigError,
+  sessionObject,
+} from '../realtime/stt-config.ts'
+import type { ClientSecretStore } from '../store/client-secrets.ts'
+import type { KeyStore } from '../store/keys.ts'
+
+export interface ClientSecretDeps {
+  keys: KeyStore
+  secrets: ClientSecretStore
+  diarizationEnabled: boolean
+}
+
+const MAX_BODY_BYTES = 64 * 1024
+
+export const durableKeyRequired = (what: string) =>
+  new ApiError(
+    403,
+    'envelope',
+    `${what} needs a durable API key; ephemeral credentials cannot do it.`,
+    'durable_api_key_required',
+    null,
+    'permission_error',
+  )
+
+/**
+ * `POST /v1/realtime/client_secrets` (spec 4.12, 5): an organization or legacy key with `audio:transcribe` mints a
+ * short-lived `ek_` credential for a browser. The body's session configuration (diarization included) is stored with
+ * it and applied when a realtime socket opens with the credential.
+ */
+export function clientSecretRoutes(app: FastifyInstance, deps: ClientSecretDeps) {
+  app.post('/v1/realtime/client_secrets', { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
+    const principal = authenticate(deps.keys, request, 'audio:transcribe')
+    if (principal.kind === 'ephemeral') throw durableKeyRequired('Minting a client secret')
+    const parsed = clientSecretRequestSchema.safeParse(request.body ?? {})
+    if (!parsed.success) {
+      const err = configIssue(parsed.error.issues[0] as z.core.$ZodIssue, '')
+      throw badRequest(err.message, err.param)
+    }
+    const session = parsed.data.session ?? {}
+    let settings: ReturnType<typeof defaultSettings>
+    try {
+      settings = applySessionConfig(defaultSettings(), session)
+    } catch (err) {
+      if (err instanceof SessionConfigError) throw badRequest(err.message, err.param)
+      throw err
+    }
+    const ttl = parsed.data.expires_after?.seconds ?? CLIENT_SECRET_TTL.default
+    const minted = deps.secrets.mint(principal, session, ttl)
+    const body: ClientSecretResponse = {
+      value: minted.value,
+      expires_at: minted.expiresAt,
+      session: sessionObject(settings, deps.diarizationEnabled ? 'active' : 'unavailable'),
+    }
+    return reply.header('cache-control', 'no-store').send(body)
+  })
+}

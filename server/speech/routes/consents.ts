@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify'
+import {
+  CONSENT_LIST_MAX,
+  CONSENT_RECORDING_MAX_BYTES,
+  type ConsentList,
+  canonicalLanguageTag,
+  consentIdPattern,
+  consentListQuerySchema,
+  type Deletion,
+  type VoiceConsent,
+} from '../../../schema/index.ts'
+import { authenticate } from '../auth.ts'
+import { badRequest, consentNotFound } from '../errors.ts'
+import { readForm } from '../multipart-form.ts'
+import type { KeyStore } from '../store/keys.ts'
+import type { ConsentRecord } from '../store/voices.ts'
+import type { VoiceService } from '../voices/voice-service.ts'
+import { requiredName } from './saved-voices.ts'
+
+const MANAGING = 'Managing voice consents'
+const DEFAULT_PAGE = 20
+
+export const consentObject = (c: ConsentRecord): VoiceConsent => ({
+  id: c.id,
+  object: 'audio.voice_consent',
+  name: c.name,
+  language: c.language,
+  created_at: c.createdAt,
+})
+
+/** Consents (spec 4.6–4.8): create from a recording of the consent phrase, list newest first, delete with cascade. */
+export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voices: VoiceService }) {
+  const { keys, voices } = deps
+  const store = voices.store
+
+  app.post('/v1/audio/voice_consents', async (request) => {
+    const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+    const form = await readForm(request, {
+      fields: ['name', 'language', 'consent_transcript'],
+      files: { recording: CONSENT_RECORDING_MAX_BYTES },
+    })
+    const name = requiredName(form.fields.name)
+    const tag = form.fields.language
+    if (tag === undefined)
+      throw badRequest('language is required (a language tag such as en-US).', 'language')
+    const language = canonicalLanguageTag(tag.trim())
+    if (!language)
+      throw badRequest(`language "${tag}" is not a language tag of the form xx or xx-XX.`, 'language')
+    const recording = form.files.recording
+    if (!recording) throw badRequest('recording is required (the consent clip as a file).', 'recording')
+    const consent = await voices.createConsent(
+      principal.ownerId,
+      { name, language, transcript: form.fields.consent_transcript },
+      recording,
+    )
+    return consentObject(consent)
+  })
+
+  app.get('/v1/audio/voice_consents', async (request): Promise<ConsentList> => {
+    const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+    const parsed = consentListQuerySchema.safeParse(request.query)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const field = typeof issue?.path[0] === 'string' ? issue.path[0] : null
+      throw badRequest(
+        field === 'limit'
+          ? `limit must be an integer from 1 to ${CONSENT_LIST_MAX}.`
+          : field === 'after'
+            ? 'after must be a consent id (cons_…).'
+            : `Unknown query parameter(s). Accepted: limit, after.`,
+        field,
+      )
+    }
+    const { limit = DEFAULT_PAGE, after } = parsed.data
+    const page = store.listConsents(principal.ownerId, limit, after)
+    if (!page) throw consentNotFound()
+    const data = page.data.map(consentObject)
+    return {
+      object: 'list',
+      data,
+      has_more: page.hasMore,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+    }
+  })
+
+  app.delete<{ Params: { consent_id: string } }>(
+    '/v1/audio/voice_consents/:consent_id',
+    async (request): Promise<Deletion> => {
+      const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+      const id = request.params.consent_id
+      if (!consentIdPattern.test(id) || !store.deleteConsent(principal.ownerId, id)) throw consentNotFound()
+      return { id, deleted: true, object: 'audio.voice_consent' }
+    },
+  )
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { TRANSCRIPTION_MODELS } from '../../../schema/index.ts'
+import type { Recognizer } from '../../engine/recognition/recognizer.ts'
+import type { GateOptions, StreamingVad } from '../../engine/vad/index.ts'
+import { authenticate } from '../auth.ts'
+import { ApiError, badRequest, invalidField } from '../errors.ts'
+import {
+  applySessionConfig,
+  defaultSettings,
+  SessionConfigError,
+  type SttSettings,
+} from '../realtime/stt-config.ts'
+import { type SessionSpeakerTracker, SttSession } from '../realtime/stt-session.ts'
+import type { SlotPool } from '../slots.ts'
+import type { ClientSecretStore } from '../store/client-secrets.ts'
+import type { KeyStore } from '../store/keys.ts'
+
+export interface SttRealtimeDeps {
+  keys: KeyStore
+  secrets: ClientSecretStore
+  recognizer: Recognizer
+  createVad(opts: GateOptions): Promise<StreamingVad>
+  /** Null when diarization is switched off in this deployment. */
+  createTracker:
+    | ((opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>)
+    | null
+  asrSlots: SlotPool
+  /** Every live session, for tests and shutdown. */
+  sessions?: Set<SttSession>
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    sttSettings: SttSettings
+  }
+}
+
+export const STT_REALTIME_PATHS = ['/v1/realtime', '/v1/stt/realtime'] as const
+
+/**
+ * Everything that can be refused with an HTTP status is refused before the upgrade: key and permission, query, and an
+ * engine that is not installed. An ephemeral credential's minted session configuration is applied here.
+ */
+async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<SttSettings> {
+  const principal = authenticate(deps.keys, request, 'audio:transcribe')
+  const query = request.query as Record<string, unknown>
+  for (const [name, value] of Object.entries(query)) {
+    if (name === 'intent') {
+      if (value !== 'transcription')
+        throw badRequest('intent must be transcription (the only session type here).', 'intent')
+    } else if (name === 'model') {
+      if (!(TRANSCRIPTION_MODELS as readonly unknown[]).includes(value)) {
+        throw invalidField('model', `Realtime sessions transcribe with ${TRANSCRIPTION_MODELS.join(', ')}.`)
+      }
+    } else throw badRequest(`Unknown query parameter ${JSON.stringify(name)}.`, name)
+  }
+  if (!(await deps.recognizer.available())) {
+    throw new ApiError(
+      503,
+      'envelope',
+      'Speech recognition is not installed on this server.',
+      'recognition_unavailable',
+      null,
+      'server_error',
+    )
+  }
+  let settings = defaultSettings()
+  const minted = principal.kind === 'ephemeral' ? deps.secrets.sessionFor(principal.keyId) : null
+  if (minted) {
+    try {
+      settings = applySessionConfig(settings, minted)
+    } catch (err) {
+      if (!(err instanceof SessionConfigError)) throw err
+    }
+  }
+  return settings
+}
+
+/**
+ * Realtime transcription over WebSocket, `/v1/realtime` and `/v1/stt/realtime` (spec 4.11, 6.3, 6.4, 8;
+ * docs/transcription.md). A socket holds one of its organization's 5 ASR slots from admission until it closes; at
+ * capacity the upgrade completes, an `error` event `rate_limit_exceeded` is sent and the socket closes with 1000.
+ */
+export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
+  for (const path of STT_REALTIME_PATHS) {
+    app.get(
+      path,
+      {
+        websocket: true,
+        preValidation: async (request) => {
+          request.sttSettings = await admit(deps, request)
+        },
+      },
+      async (socket, request) => {
+        // Messages that arrive while admission finishes are held, not lost.
+        const early: Array<[Buffer, boolean]> = []
+        const hold = (data: Buffer, isBinary: boolean) => early.push([data, isBinary])
+        socket.on('message', hold)
+        let gone = false
+        socket.once('close', () => {
+          gone = true
+        })
+
+        const acquired = await deps.asrSlots.acquire(request.principal.ownerId, 0)
+        if (!('slot' in acquired)) {
+          socket.send(
+            JSON.stringify({
+              type: 'error',
+              event_id: `event_${randomBytes(12).toString('hex')}`,
+              error: {
+                type: 'rate_limit_error',
+                code: 'rate_limit_exceeded',
+                message: `Too many concurrent transcription sessions and uploads for this organization (limit ${deps.asrSlots.limit}).`,
+                param: null,
+              },
+            }),
+          )
+          socket.close(1000, 'rate_limit_exceeded')
+          return
+        }
+        const slot = acquired.slot
+        if (gone) return slot.release()
+        const session = new SttSession(socket, {
+          recognizer: deps.recognizer,
+          createVad: deps.createVad,
+          createTracker: deps.createTracker,
+          settings: request.sttSettings,
+          id: `sess_${randomBytes(12).toString('hex')}`,
+          onError: (err, what) => request.log.warn({ err }, `${what} failed`),
+        })
+        deps.sessions?.add(session)
+        const end = () => {
+          session.dispose()
+          deps.sessions?.delete(session)
+          slot.release()
+        }
+        socket.on('close', end)
+        socket.on('error', end)
+        if (gone) return end()
+        try {
+          await session.start()
+        } catch (err) {
+          request.log.error({ err }, 'realtime session could not start')
+          socket.close(1011, 'session_start_failed')
+          return end()
+        }
+        socket.off('message', hold)
+        socket.on('message', (data: Buffer, isBinary: boolean) => session.receive(data, isBinary))
+        for (const [data, isBinary] of early) session.receive(data, isBinary)
+      },
+    )
+  }
+}

@@ -1,0 +1,209 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { MAX_TRANSCRIPTION_FILE_BYTES, type TranscriptionSseEvent } from '../../../schema/index.ts'
+import { AudioDecodeError, decodeAudio } from '../../engine/codecs/decode.ts'
+import type { Diarizer } from '../../engine/diarization/diarizer.ts'
+import { type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/recognizer.ts'
+import { authenticate } from '../auth.ts'
+import { ApiError, badRequest } from '../errors.ts'
+import type { SlotPool } from '../slots.ts'
+import type { KeyStore } from '../store/keys.ts'
+import { renderTranscript, toJson, toVerboseJson } from '../transcripts/formats.ts'
+import { resolveTranscriptionOptions } from '../transcripts/options.ts'
+import { RATE, transcribeAudio } from '../transcripts/pipeline.ts'
+import { sessionRateLimited } from './calls.ts'
+
+export interface TranscriptionRouteDeps {
+  keys: KeyStore
+  recognizer: Recognizer
+  diarizer: Diarizer | null
+  diarizationEnabled: boolean
+  asrSlots: SlotPool
+}
+
+/**
+ * Longest decoded audio of one upload. 25 MiB of low-bitrate Opus could last for hours; an hour of 16 kHz float samples
+ * is 230 MB, the most one upload may hold in memory.
+ */
+const MAX_AUDIO_SECONDS = 3600
+
+/** Text fields are short; the form has one file and at most this many text fields. */
+const MAX_FIELDS = 32
+const MAX_FIELD_BYTES = 64 * 1024
+
+const fileTooLarge = () =>
+  new ApiError(
+    413,
+    'detail',
+    `The file is larger than ${MAX_TRANSCRIPTION_FILE_BYTES} bytes (25 MiB).`,
+    null,
+    'file',
+  )
+
+/** The upload's fields and its one file, with the size limits enforced while it streams in. */
+async function readForm(request: FastifyRequest): Promise<{ fields: Array<[string, string]>; file: Buffer }> {
+  if (!request.isMultipart()) {
+    throw new ApiError(415, 'detail', 'Send the upload as multipart/form-data with a file field.')
+  }
+  const fields: Array<[string, string]> = []
+  let file: Buffer | undefined
+  try {
+    for await (const part of request.parts({
+      limits: {
+        fileSize: MAX_TRANSCRIPTION_FILE_BYTES,
+        files: 1,
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELD_BYTES,
+      },
+    })) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          throw badRequest(
+            `Unexpected file field ${JSON.stringify(part.fieldname)}; send the audio as file.`,
+            part.fieldname,
+          )
+        }
+        file = await part.toBuffer()
+      } else {
+        if (part.valueTruncated) throw badRequest(`The field ${part.fieldname} is too long.`, part.fieldname)
+        fields.push([part.fieldname, String(part.value)])
+      }
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    const code = (err as { code?: string }).code
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw fileTooLarge()
+    if (code === 'FST_FILES_LIMIT') throw badRequest('Send exactly one file, in the field file.', 'file')
+    if (code === 'FST_FIELDS_LIMIT') throw badRequest('Too many form fields.')
+    if (code === 'FST_PARTS_LIMIT') throw badRequest('Too many form parts.')
+    throw badRequest(`The multipart body could not be read: ${(err as Error).message}`)
+  }
+  if (!file) throw badRequest('The form needs an audio file in the field file.', 'file')
+  return { fields, file }
+}
+
+function decodeFailure(err: AudioDecodeError): ApiError {
+  switch (err.code) {
+    case 'unsupported_format':
+      return badRequest(
+        `The file is not audio in a supported format (WAV, MP3, OGG, AAC, FLAC, WebM, MP4): ${err.message}`,
+        'file',
+      )
+    case 'corrupt_audio':
+      return badRequest(`The audio file is damaged or holds no audio: ${err.message}`, 'file')
+    case 'too_long':
+      return badRequest(`The audio is longer than the limit for one upload: ${err.message}`, 'file')
+    case 'decoder_unavailable':
+      return badRequest(`This audio codec cannot be decoded on this server: ${err.message}`, 'file')
+  }
+}
+
+const recognitionUnavailable = (message: string) =>
+  new ApiError(503, 'envelope', message, 'recognition_unavailable', null, 'server_error')
+
+/**
+ * `POST /v1/audio/transcriptions` (spec 4.11, 4.12, 7, 8; docs/transcription.md). Validation comes first; admission
+ * then takes one of the organization's 5 ASR slots, held until the response succeeds or fails, or the client leaves.
+ */
+export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRouteDeps) {
+  app.post('/v1/audio/transcriptions', async (request, reply) => {
+    const principal = authenticate(deps.keys, request, 'audio:transcribe')
+    const { fields, file } = await readForm(request)
+    const options = resolveTranscriptionOptions(fields, {
+      diarizationEnabled: deps.diarizationEnabled && deps.diarizer !== null,
+    })
+
+    const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
+    if (!('slot' in acquired)) throw sessionRateLimited(deps.asrSlots.limit)
+    const abort = new AbortController()
+    const finish = () => {
+      abort.abort()
+      acquired.slot.release()
+    }
+    // The client going away stops decoding and recognition and gives the slot back.
+    reply.raw.on('close', finish)
+    try {
+      return await serve(request, reply, deps, options, file, abort.signal)
+    } catch (err) {
+      finish()
+      throw err
+    }
+  })
+}
+
+async function serve(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: TranscriptionRouteDeps,
+  options: ReturnType<typeof resolveTranscriptionOptions>,
+  file: Buffer,
+  signal: AbortSignal,
+) {
+  if (!(await deps.recognizer.available())) {
+    throw recognitionUnavailable(new RecognizerUnavailableError().message)
+  }
+  let audio: Float32Array
+  try {
+    audio = (await decodeAudio(file, { targetRate: RATE, maxDurationSeconds: MAX_AUDIO_SECONDS })).samples
+  } catch (err) {
+    if (err instanceof AudioDecodeError) throw decodeFailure(err)
+    throw err
+  }
+  signal.throwIfAborted()
+  const diarize =
+    options.diarization && deps.diarizer ? { diarizer: deps.diarizer, count: options.diarization } : undefined
+  const onDiarizationError = (err: unknown) => request.log.warn({ err }, 'diarization failed')
+
+  if (!options.stream) {
+    const parts = await transcribeAudio(audio, {
+      recognizer: deps.recognizer,
+      signal,
+      onDiarizationError,
+      ...(diarize ? { diarize } : {}),
+    }).catch(recognitionError)
+    const { contentType, body } = renderTranscript(options.responseFormat, parts)
+    return reply.header('cache-control', 'no-store').type(contentType).send(body)
+  }
+
+  reply.hijack()
+  const raw = reply.raw
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-request-id': String(request.id),
+  })
+  const send = (event: TranscriptionSseEvent) => {
+    if (!raw.destroyed) raw.write(`data: ${JSON.stringify(event)}\n\n`)
+  }
+  try {
+    const parts = await transcribeAudio(audio, {
+      recognizer: deps.recognizer,
+      signal,
+      onDiarizationError,
+      onText: (delta) => send({ type: 'transcript.text.delta', delta }),
+      ...(diarize ? { diarize } : {}),
+    })
+    const result = options.responseFormat === 'verbose_json' ? toVerboseJson(parts) : toJson(parts)
+    send({ type: 'transcript.text.done', ...result })
+  } catch (err) {
+    if (!signal.aborted) {
+      request.log.error({ err }, 'transcription failed')
+      send({
+        type: 'error',
+        error: {
+          type: 'server_error',
+          code: 'transcription_failed',
+          message: (err as Error).message,
+          param: null,
+        },
+      })
+    }
+  } finally {
+    raw.end()
+  }
+}
+
+function recognitionError(err: unknown): never {
+  if (err instanceof RecognizerUnavailableError) throw recognitionUnavailable(err.message)
+  throw err
+}

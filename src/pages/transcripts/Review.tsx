@@ -1,0 +1,353 @@
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
+import type { LabelEdits } from '../../api/client.ts'
+import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
+import {
+  colorOf,
+  currentSpeakers,
+  hasEdits,
+  merge,
+  nameOf,
+  rename,
+  resolveSpeaker,
+  speakerOf,
+} from './labels.ts'
+import { type OpenTranscript, useReview } from './review-store.ts'
+import { TurnList } from './TurnList.tsx'
+import { clock } from './turns.ts'
+import { Waveform } from './Waveform.tsx'
+
+const WARNING_TEXT: Record<string, string> = {
+  diarization_failed:
+    'Speaker labels could not be made for this recording (diarization_failed). The transcript is complete without them.',
+  diarization_text_unavailable:
+    'Speaker spans were found, but no transcript text could be matched to them (diarization_text_unavailable), so there are no speaker turns. The transcript is shown by segment.',
+}
+
+/** What the page says about where the rows came from and anything the service warned about. */
+function notices(open: OpenTranscript): string[] {
+  const { result } = open.transcript
+  const out: string[] = []
+  for (const w of result.warnings)
+    out.push(WARNING_TEXT[w.code] ?? `${w.message ?? 'The service warned'} (${w.code}).`)
+  const status = result.diarization?.status
+  if (status && status !== 'completed') out.push(`Diarization status: ${status}.`)
+  if (result.diarization && !result.diarization.turns && open.source !== 'turns' && out.length === 0)
+    out.push('The service sent no speaker turns; the transcript is shown by segment without speakers.')
+  if (!result.diarization) out.push('Speaker labels were not asked for; the transcript is shown by segment.')
+  const trailing = open.entries.filter(
+    (e) => e.start === null && e.speaker === null && open.source === 'turns',
+  )
+  if (trailing.length > 0)
+    out.push(
+      'The last entry holds text the service could not place in any speaker turn; it is shown as Unattributed.',
+    )
+  if (open.entries.length === 0) out.push('No speech was recognized in this recording.')
+  return out
+}
+
+const EXPORT_LABELS: Record<ExportFormat, string> = { srt: 'SRT', vtt: 'WebVTT', json: 'JSON', txt: 'Text' }
+
+function download(name: string, format: ExportFormat, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: `${EXPORT_TYPES[format]};charset=utf-8` }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = `${name.replace(/\.[a-z0-9]+$/i, '')}.${format}`
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/** Keys the review answers to when focus is not in a field. */
+const SHORTCUTS =
+  'Space or K: play/pause · J / L or ← / →: back / forward 5 s · P / N: previous / next turn · Ctrl+Z: undo'
+
+function isTyping(target: EventTarget): boolean {
+  const el = target as HTMLElement
+  return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)
+}
+
+export function Review({ open }: { open: OpenTranscript }) {
+  const { transcript } = open
+  const headingRef = useRef<HTMLHeadingElement>(null)
+  const store = useReview
+
+  useEffect(() => {
+    headingRef.current?.focus()
+  }, [])
+
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (e.defaultPrevented || e.altKey || e.metaKey || isTyping(e.target)) return
+    const onButton = (e.target as HTMLElement).tagName === 'BUTTON'
+    const s = store.getState()
+    if (e.ctrlKey) {
+      if (e.key === 'z') {
+        e.preventDefault()
+        s.undo()
+      }
+      return
+    }
+    const actions: Record<string, () => void> = {
+      k: s.togglePlay,
+      j: () => s.skip(-5),
+      l: () => s.skip(5),
+      ArrowLeft: () => s.skip(-5),
+      ArrowRight: () => s.skip(5),
+      n: s.nextTurn,
+      p: s.previousTurn,
+    }
+    if (e.key === ' ' && !onButton) actions[' '] = s.togglePlay
+    const action = actions[e.key] ?? actions[e.key.toLowerCase()]
+    if (!action) return
+    e.preventDefault()
+    action()
+  }
+
+  return (
+    <section aria-labelledby="review-heading" className="panel review" onKeyDown={onKeyDown}>
+      <div className="review-head">
+        <h2 id="review-heading" ref={headingRef} tabIndex={-1}>
+          {transcript.name}
+        </h2>
+        <button type="button" onClick={() => store.getState().close()}>
+          Close
+        </button>
+      </div>
+      <p className="muted">
+        {transcript.source === 'live' ? 'Live session' : 'Uploaded'} by {transcript.created_by},{' '}
+        {new Date(transcript.created_at).toLocaleString()} · {clock(transcript.duration, false)} ·{' '}
+        {open.speakers.length} speaker{open.speakers.length === 1 ? '' : 's'} · {open.entries.length} entr
+        {open.entries.length === 1 ? 'y' : 'ies'}
+      </p>
+      <Notices open={open} />
+      <div className="review-grid">
+        <div className="review-side">
+          <Waveform open={open} />
+          <PlayerControls />
+          <p className="shortcuts" id="review-shortcuts">
+            {SHORTCUTS}
+          </p>
+          <Speakers open={open} />
+          <Exports open={open} />
+        </div>
+        <div className="review-turns">
+          <TurnList open={open} />
+        </div>
+      </div>
+    </section>
+  )
+}
+
+function Notices({ open }: { open: OpenTranscript }) {
+  const list = notices(open)
+  if (list.length === 0) return null
+  return (
+    <div className="notice" data-testid="transcript-notices">
+      {list.map((n) => (
+        <p key={n}>{n}</p>
+      ))}
+    </div>
+  )
+}
+
+function PlayerControls() {
+  const playing = useReview((s) => s.playing)
+  const time = useReview((s) => s.time)
+  const duration = useReview((s) => s.open?.transcript.duration ?? s.peaks?.duration ?? null)
+  const s = useReview.getState()
+  return (
+    <div className="player-controls">
+      <button type="button" onClick={s.previousTurn} aria-keyshortcuts="P">
+        Previous turn
+      </button>
+      <button type="button" onClick={() => s.skip(-5)} aria-keyshortcuts="J" aria-label="Back 5 seconds">
+        −5 s
+      </button>
+      <button type="button" className="primary" onClick={s.togglePlay} aria-keyshortcuts="K">
+        {playing ? 'Pause' : 'Play'}
+      </button>
+      <button type="button" onClick={() => s.skip(5)} aria-keyshortcuts="L" aria-label="Forward 5 seconds">
+        +5 s
+      </button>
+      <button type="button" onClick={s.nextTurn} aria-keyshortcuts="N">
+        Next turn
+      </button>
+      <p className="clock" data-testid="playhead" data-seconds={time.toFixed(2)}>
+        <span className="visually-hidden">Position </span>
+        {clock(time)} / {clock(duration)}
+      </p>
+    </div>
+  )
+}
+
+function Speakers({ open }: { open: OpenTranscript }) {
+  const edits = useReview((s) => s.edits)
+  const history = useReview((s) => s.history)
+  const save = useReview((s) => s.save)
+  const saveError = useReview((s) => s.saveError)
+  const { undo, reloadLabels, retrySave } = useReview.getState()
+  const standing = currentSpeakers(open.speakers, edits)
+  const talk = talkTime(open, edits)
+  if (open.speakers.length === 0) return null
+  return (
+    <section aria-labelledby="speakers-heading" className="speakers">
+      <h3 id="speakers-heading">Speakers</h3>
+      <ul className="speaker-list">
+        {standing.map((id) => (
+          <SpeakerRow
+            key={id}
+            id={id}
+            open={open}
+            edits={edits}
+            standing={standing}
+            seconds={talk.get(id) ?? 0}
+          />
+        ))}
+      </ul>
+      {open.speakers.length > standing.length && (
+        <p className="muted">
+          Merged:{' '}
+          {open.speakers
+            .filter((id) => !standing.includes(id))
+            .map((id) => `${id} → ${nameOf(edits, resolveSpeaker(edits, id))}`)
+            .join(', ')}
+        </p>
+      )}
+      <div className="buttons">
+        <button type="button" onClick={undo} disabled={history.length === 0} aria-keyshortcuts="Control+Z">
+          Undo
+        </button>
+      </div>
+      <p className={`save-state save-${save}`} role="status">
+        {save === 'saving' && 'Saving label edits…'}
+        {save === 'saved' &&
+          (hasEdits(edits) ? 'Label edits saved. The original transcript is unchanged.' : '')}
+        {save === 'error' && `Could not save the label edits: ${saveError}`}
+        {save === 'conflict' && saveError}
+      </p>
+      {save === 'conflict' && (
+        <button type="button" onClick={() => void reloadLabels()}>
+          Load their edits
+        </button>
+      )}
+      {save === 'error' && (
+        <button type="button" onClick={retrySave}>
+          Try saving again
+        </button>
+      )}
+    </section>
+  )
+}
+
+function talkTime(open: OpenTranscript, edits: LabelEdits): Map<string, number> {
+  const seconds = new Map<string, number>()
+  for (const e of open.entries) {
+    if (e.start === null || e.end === null) continue
+    const who = speakerOf(edits, e)
+    if (who !== null) seconds.set(who, (seconds.get(who) ?? 0) + (e.end - e.start))
+  }
+  return seconds
+}
+
+function SpeakerRow({
+  id,
+  open,
+  edits,
+  standing,
+  seconds,
+}: {
+  id: string
+  open: OpenTranscript
+  edits: LabelEdits
+  standing: string[]
+  seconds: number
+}) {
+  const edit = useReview((s) => s.edit)
+  const [name, setName] = useState(nameOf(edits, id))
+  const [into, setInto] = useState('')
+  useEffect(() => setName(nameOf(edits, id)), [edits, id])
+  const others = standing.filter((o) => o !== id)
+  const commitName = () => {
+    if (name.trim() !== nameOf(edits, id)) edit((e) => rename(e, id, name))
+  }
+  return (
+    <li className="speaker-row">
+      <span className="swatch" style={{ background: colorOf(open.speakers, id) }} aria-hidden="true" />
+      <div className="speaker-fields">
+        <label htmlFor={`name-${id}`}>
+          Name for {id} <span className="muted">({clock(seconds, false)} spoken)</span>
+        </label>
+        <input
+          id={`name-${id}`}
+          value={name}
+          maxLength={80}
+          onChange={(e) => setName(e.target.value)}
+          onBlur={commitName}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') commitName()
+            if (e.key === 'Escape') setName(nameOf(edits, id))
+          }}
+        />
+        {others.length > 0 && (
+          <div className="merge">
+            <label htmlFor={`merge-${id}`}>Merge {nameOf(edits, id)} into</label>
+            <select id={`merge-${id}`} value={into} onChange={(e) => setInto(e.target.value)}>
+              <option value="">Choose a speaker</option>
+              {others.map((o) => (
+                <option key={o} value={o}>
+                  {nameOf(edits, o)}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              disabled={!into}
+              onClick={() => {
+                edit((e) => merge(e, id, into))
+                setInto('')
+              }}
+            >
+              Merge
+            </button>
+          </div>
+        )}
+      </div>
+    </li>
+  )
+}
+
+function Exports({ open }: { open: OpenTranscript }) {
+  const edits = useReview((s) => s.edits)
+  const formats: ExportFormat[] = ['srt', 'vtt', 'json', 'txt']
+  return (
+    <section aria-labelledby="export-heading" className="exports">
+      <h3 id="export-heading">Export</h3>
+      <div className="buttons">
+        {formats.map((f) => (
+          <button
+            key={f}
+            type="button"
+            onClick={() =>
+              download(
+                open.transcript.name,
+                f,
+                exportAs(
+                  f,
+                  {
+                    result: open.transcript.result,
+                    entries: open.entries,
+                    edits,
+                    duration: open.transcript.duration,
+                  },
+                  open.speakers,
+                ),
+              )
+            }
+          >
+            {EXPORT_LABELS[f]}
+          </button>
+        ))}
+      </div>
+    </section>
+  )
+}

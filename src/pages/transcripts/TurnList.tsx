@@ -1,0 +1,154 @@
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { memo, useEffect, useRef } from 'react'
+import { Enriched } from './Enriched.tsx'
+import { colorOf, currentSpeakers, nameOf, reassign, speakerOf } from './labels.ts'
+import { type OpenTranscript, useReview } from './review-store.ts'
+import { clock, type Entry } from './turns.ts'
+
+/** Rows are measured as they render; this is only the first guess. */
+const ESTIMATED_ROW_PX = 76
+/** After the reviewer scrolls the list, it stops following the playhead for this long. */
+const FOLLOW_PAUSE_MS = 4000
+
+/**
+ * The turns, virtualized: only the rows in view (and a few around) exist in the DOM, so a 5,000-turn transcript
+ * renders as fast as a short one. Each row reads whether it is the current turn for itself, so the playhead moving on
+ * re-renders two rows; the list scrolls to keep the current turn in view unless the reviewer has just scrolled.
+ */
+export function TurnList({ open }: { open: OpenTranscript }) {
+  const scrollRef = useRef<HTMLElement>(null)
+  const userScrolledAt = useRef(0)
+  const { entries } = open
+  const virtualizer = useVirtualizer({
+    count: entries.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: 6,
+    getItemKey: (i) => entries[i]?.index ?? i,
+  })
+
+  useEffect(
+    () =>
+      useReview.subscribe((state, previous) => {
+        if (state.current === previous.current || state.current === null) return
+        if (Date.now() - userScrolledAt.current < FOLLOW_PAUSE_MS) return
+        virtualizer.scrollToIndex(state.current, { align: 'auto' })
+      }),
+    [virtualizer],
+  )
+
+  const noteUserScroll = () => {
+    userScrolledAt.current = Date.now()
+  }
+
+  const items = virtualizer.getVirtualItems()
+  return (
+    <section
+      ref={scrollRef}
+      className="turn-scroll"
+      aria-label="Turns"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: the list scrolls, so the keyboard must be able to reach it
+      tabIndex={0}
+      onWheel={noteUserScroll}
+      onTouchMove={noteUserScroll}
+      onKeyDown={(e) => {
+        if (['PageUp', 'PageDown', 'Home', 'End'].includes(e.key)) noteUserScroll()
+      }}
+    >
+      <ol
+        className="turn-list"
+        aria-label={`Turns (${entries.length})`}
+        style={{ height: virtualizer.getTotalSize() }}
+      >
+        {items.map((item) => {
+          const entry = entries[item.index] as Entry
+          return (
+            <TurnRow
+              key={item.key}
+              entry={entry}
+              position={item.index}
+              total={entries.length}
+              start={item.start}
+              measure={virtualizer.measureElement}
+              speakers={open.speakers}
+            />
+          )
+        })}
+      </ol>
+    </section>
+  )
+}
+
+const TurnRow = memo(function TurnRow({
+  entry,
+  position,
+  total,
+  start,
+  measure,
+  speakers,
+}: {
+  entry: Entry
+  position: number
+  total: number
+  start: number
+  measure: (el: Element | null) => void
+  speakers: string[]
+}) {
+  const isCurrent = useReview((s) => s.current === entry.index)
+  const edits = useReview((s) => s.edits)
+  const seek = useReview((s) => s.seek)
+  const edit = useReview((s) => s.edit)
+  const shown = speakerOf(edits, entry)
+  const standing = currentSpeakers(speakers, edits)
+  if (shown !== null && !standing.includes(shown)) standing.push(shown)
+  const timed = entry.start !== null && entry.end !== null
+  const selectId = `turn-speaker-${entry.index}`
+  return (
+    <li
+      ref={measure}
+      data-index={position}
+      data-turn={entry.index}
+      data-start={entry.start ?? undefined}
+      className={`turn${isCurrent ? ' turn-current' : ''}`}
+      aria-current={isCurrent ? 'true' : undefined}
+      aria-setsize={total}
+      aria-posinset={position + 1}
+      style={{ transform: `translateY(${start}px)`, borderLeftColor: colorOf(speakers, shown) }}
+    >
+      <div className="turn-head">
+        {timed ? (
+          <button
+            type="button"
+            className="turn-seek"
+            onClick={() => seek(entry.start as number)}
+            aria-label={`Play from ${clock(entry.start)}, ${nameOf(edits, shown)}`}
+          >
+            {clock(entry.start)}–{clock(entry.end)}
+          </button>
+        ) : (
+          <span className="turn-untimed">No time</span>
+        )}
+        <label className="visually-hidden" htmlFor={selectId}>
+          Speaker of turn {position + 1}
+        </label>
+        <select
+          id={selectId}
+          className="turn-speaker"
+          value={shown ?? ''}
+          onChange={(e) => edit((ed) => reassign(ed, entry, e.target.value === '' ? null : e.target.value))}
+          disabled={standing.length === 0}
+        >
+          {standing.map((id) => (
+            <option key={id} value={id}>
+              {nameOf(edits, id)}
+            </option>
+          ))}
+          <option value="">Unattributed</option>
+        </select>
+      </div>
+      <p className="turn-text">
+        <Enriched text={entry.text} />
+      </p>
+    </li>
+  )
+})

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest'
+import { ApiRequestError } from '../../api/client.ts'
+import { describeFailure, isCreationBusy } from './failures.ts'
+import { BUSY_MAX_DELAY_MS, checkLanguageTag, formatBytes, retryDelayMs, shortId } from './format.ts'
+
+function serviceError(status: number, code: string | null, param: string | null, message = 'Refused.') {
+  return new ApiRequestError(
+    status,
+    { error: { message, type: 'invalid_request_error', param, code }, request_id: 'req_1' },
+    'req_1',
+  )
+}
+
+describe('describeFailure', () => {
+  it('explains a wrong phrase with what the service heard, and asks to record again', () => {
+    const f = describeFailure(
+      serviceError(400, 'consent_phrase_mismatch', 'recording', 'Heard "I am the owner of this"'),
+      'consent',
+    )
+    expect(f.what).toBe('The recording does not say the consent phrase. Heard "I am the owner of this".')
+    expect(f.next).toMatch(/exactly as written/)
+    expect(f.field).toBe('recording')
+  })
+
+  it('explains clip length, several speakers, music and unreadable audio in plain words', () => {
+    expect(
+      describeFailure(serviceError(400, 'recording_duration_out_of_range', 'recording'), 'consent').what,
+    ).toBe('The recording must be between 2 and 30 seconds long.')
+    const speakers = describeFailure(serviceError(400, 'multiple_speakers', 'recording'), 'consent')
+    expect(speakers.what).toBe('More than one person can be heard in the recording.')
+    expect(speakers.next).toMatch(/nobody else/)
+    expect(describeFailure(serviceError(400, 'music_detected', 'recording'), 'consent').what).toMatch(/Music/)
+    const bad = describeFailure(serviceError(400, 'invalid_audio', 'audio_sample'), 'voice')
+    expect(bad.what).toMatch(/^The sample could not be read as audio/)
+    expect(bad.field).toBe('sample')
+  })
+
+  it("says the sample's speaker does not match the consent's speaker, with guidance", () => {
+    const f = describeFailure(serviceError(422, 'speaker_verification_failed', 'audio_sample'), 'voice')
+    expect(f.what).toBe("The sample's speaker does not match the consent's speaker.")
+    expect(f.next).toMatch(/same person who recorded the consent/)
+    expect(f.field).toBe('sample')
+  })
+
+  it('points at the transcript when recognition is missing, and at the consent when it is gone', () => {
+    expect(describeFailure(serviceError(503, 'recognition_unavailable', null), 'consent').field).toBe(
+      'transcript',
+    )
+    expect(describeFailure(serviceError(404, 'consent_not_found', 'consent'), 'voice')).toMatchObject({
+      field: 'consent',
+      what: expect.stringMatching(/no longer exists/),
+    })
+  })
+
+  it('handles sizes, roles, validation details and a silent backend', () => {
+    expect(describeFailure(new ApiRequestError(413, null, null), 'consent').what).toMatch(/too large/)
+    expect(describeFailure(new ApiRequestError(403, { detail: 'No.' }, null), 'revoke').what).toBe(
+      'Your role may not revoke the consent.',
+    )
+    const detail = describeFailure(
+      new ApiRequestError(400, { detail: 'language must be a language tag', param: 'language' }, null),
+      'consent',
+    )
+    expect(detail).toMatchObject({ field: 'language', next: 'Correct the language tag and send again.' })
+    expect(describeFailure(new TypeError('Failed to fetch'), 'voice').what).toMatch(/not answering/)
+  })
+
+  it('recognizes a busy voice creation', () => {
+    expect(isCreationBusy(serviceError(429, 'custom_voice_creation_busy', null))).toBe(true)
+    expect(isCreationBusy(serviceError(429, 'rate_limit_exceeded', null))).toBe(false)
+    expect(isCreationBusy(new Error('x'))).toBe(false)
+  })
+})
+
+describe('format helpers', () => {
+  it('shortens ids to prefix, head and tail', () => {
+    expect(shortId('voice_0123456789abcdef0123456789abcdef')).toBe('voice_0123…cdef')
+    expect(shortId('cons_ffffeeee00000000000000000000aaaa')).toBe('cons_ffff…aaaa')
+    expect(shortId('short_id')).toBe('short_id')
+  })
+
+  it('backs off exponentially with jitter, caps the wait, and honours Retry-After', () => {
+    const low = () => 0
+    const high = () => 0.999_999
+    expect(retryDelayMs(1, null, low)).toBe(2_500)
+    expect(retryDelayMs(1, null, high)).toBe(5_000)
+    expect(retryDelayMs(2, null, high)).toBe(10_000)
+    expect(retryDelayMs(10, null, high)).toBe(BUSY_MAX_DELAY_MS)
+    expect(retryDelayMs(1, 30, low)).toBe(30_000)
+  })
+
+  it('accepts language tags of the form xx or xx-XX, in canonical case', () => {
+    expect(checkLanguageTag('en-us')).toEqual({ tag: 'en-US', problem: null })
+    expect(checkLanguageTag(' de ')).toEqual({ tag: 'de', problem: null })
+    expect(checkLanguageTag('').problem).toMatch(/Enter the language/)
+    expect(checkLanguageTag('english').problem).toMatch(/not a language tag/)
+    expect(checkLanguageTag('en_US').problem).toMatch(/not a language tag/)
+  })
+
+  it('formats sizes', () => {
+    expect(formatBytes(512)).toBe('512 bytes')
+    expect(formatBytes(10 * 1024 * 1024)).toBe('10.0 MB')
+  })
+})
