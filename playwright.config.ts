@@ -30,7 +30,11 @@ export const e2eVoiceClipsDir = join(tmpdir(), `speech-studio-e2e-${port}-voice-
  */
 export const e2eMeetingMicWav = join(tmpdir(), `speech-studio-e2e-${port}-meeting-mic.wav`)
 
-/** A second studio, on the embedded local service but with real users, so it shows the sign-in page. */
+/**
+ * A second studio, on the embedded local service but with real users, so it shows the sign-in page. Its service
+ * is started without recognition (no PocketSphinx at the path given) and with diarization off, so the health banner
+ * has engines to name.
+ */
 const signInPort = port + 1
 const signInSpeechPort = speechPort + 1
 const signInDataDir = join(tmpdir(), `speech-studio-e2e-${signInPort}`)
@@ -131,6 +135,8 @@ export default defineConfig({
         SPEECH_PORT: String(signInSpeechPort),
         DATA_DIR: signInDataDir,
         HOST: '127.0.0.1',
+        POCKETSPHINX_BIN: '/nonexistent/pocketsphinx_batch',
+        SPEECH_DIARIZATION: 'off',
       },
     },
     {

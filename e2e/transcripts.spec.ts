@@ -70,7 +70,7 @@ test('a real recording is transcribed with speakers, reviewed, relabelled and ex
   await expect(page.locator('.waveform [part~="region"]')).toHaveCount(diarization.segments.length)
 
   // Clicking a turn moves the playhead to its start, and the turn is marked current.
-  const target = review.locator('li.turn[data-start]').nth(2)
+  const target = review.locator('li.turn[data-start]').nth(1)
   const start = Number(await target.getAttribute('data-start'))
   const turnIndex = await target.getAttribute('data-turn')
   await target.locator('.turn-seek').click()

@@ -139,7 +139,9 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
   app.post('/api/auth/sign-in', async (request, reply) => {
     const parsed = signInSchema.safeParse(request.body)
     if (!parsed.success) return detail(reply, 400, 'Send a name and a password.')
-    const key = request.ip
+    // Counted per address and name: guesses at one account are slowed without locking every other person out
+    // of a studio whose users share an address (an office behind one NAT, or every test on 127.0.0.1).
+    const key = `${request.ip}\n${parsed.data.name.trim().toLowerCase()}`
     const wait = limiter.retryAfter(key)
     if (wait > 0) {
       return reply

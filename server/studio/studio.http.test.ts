@@ -152,7 +152,7 @@ describe('sign-in, sessions and CSRF', () => {
 })
 
 describe('sign-in rate limit', () => {
-  it('allows 5 failures a minute per address, then answers 429 with Retry-After even for the right password', async () => {
+  it('allows 5 failures a minute per address and name, then answers 429 with Retry-After even for the right password', async () => {
     const limited = await startStudio(svc, { signInLimit: { attempts: 5, windowMs: 60_000 } })
     await limited.users.add('eve', 'designer', 'the right password')
     const attempt = (password: string) =>
@@ -165,6 +165,14 @@ describe('sign-in rate limit', () => {
     const blocked = await attempt('the right password')
     expect(blocked.status).toBe(429)
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
+    // Another person at the same address is not locked out by eve's failures.
+    await limited.users.add('sam', 'designer', 'sam password')
+    const other = await fetch(`${limited.base}/api/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sam', password: 'sam password' }),
+    })
+    expect(other.status).toBe(200)
     await limited.close()
   })
 })
