@@ -16,7 +16,7 @@ import WebSocket from 'ws'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer } from '../server/engine/diarization/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
-import { wavHeader } from '../server/speech/audio-out.ts'
+import { floatToPcm16Wav } from '../server/wav.ts'
 import { percentile } from './stats.ts'
 
 const DATA = new URL('../../shared/data/diarization/', import.meta.url).pathname
@@ -67,18 +67,6 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
   }
 }
 
-function pcm16Wav(samples: Float32Array): Buffer {
-  const pcm = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) {
-    pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * 32767))), i * 2)
-  }
-  const header = wavHeader(pcm.length)
-  // wavHeader describes 24 kHz; this file is 16 kHz: patch the sample rate and byte rate.
-  header.writeUInt32LE(RATE, 24)
-  header.writeUInt32LE(RATE * 2, 28)
-  return Buffer.concat([header, pcm])
-}
-
 const excerpts: Float32Array[] = []
 for (let i = 0; i < 10; i++) {
   const bytes = readFileSync(join(DATA, `trn0${i}.wav`))
@@ -96,7 +84,7 @@ const joined = new Float32Array(excerpts.reduce((n, e) => n + e.length, 0) * 2)
 }
 const files = [
   { label: '30 s (trn00)', audio: excerpts[0] as Float32Array, wav: readFileSync(join(DATA, 'trn00.wav')) },
-  { label: '10 min (trn00-09 ×2)', audio: joined, wav: pcm16Wav(joined) },
+  { label: '10 min (trn00-09 ×2)', audio: joined, wav: floatToPcm16Wav(joined, RATE) },
 ]
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))

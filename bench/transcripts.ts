@@ -12,6 +12,7 @@ import { Readable } from 'node:stream'
 import { chromium } from '@playwright/test'
 import type { StoredResult } from '../schema/index.ts'
 import { TranscriptStore } from '../server/studio/store/transcripts.ts'
+import { floatToPcm16Wav } from '../server/wav.ts'
 import { peakCountFor, peaksOfSamples } from '../src/audio/peaks.ts'
 import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
@@ -82,20 +83,7 @@ function fixture(): { result: StoredResult; audio: Buffer; peaks: { data: number
     const level = 0.2 + rnd() * 0.6
     for (let f = a; f < b; f++) samples[f] = (rnd() * 2 - 1) * level * Math.abs(Math.sin((f - a) / 900))
   }
-  const audio = Buffer.alloc(44 + frames * 2)
-  audio.write('RIFF', 0)
-  audio.writeUInt32LE(36 + frames * 2, 4)
-  audio.write('WAVEfmt ', 8)
-  audio.writeUInt32LE(16, 16)
-  audio.writeUInt16LE(1, 20)
-  audio.writeUInt16LE(1, 22)
-  audio.writeUInt32LE(RATE, 24)
-  audio.writeUInt32LE(RATE * 2, 28)
-  audio.writeUInt16LE(2, 32)
-  audio.writeUInt16LE(16, 34)
-  audio.write('data', 36)
-  audio.writeUInt32LE(frames * 2, 40)
-  for (let f = 0; f < frames; f++) audio.writeInt16LE(Math.round((samples[f] as number) * 32767), 44 + f * 2)
+  const audio = floatToPcm16Wav(samples, RATE)
   return {
     result,
     audio,

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test as setup } from '@playwright/test'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
+import { floatToPcm16Wav } from '../server/wav.ts'
 
 /**
  * The fake microphone of the transcripts tests: a real meeting excerpt (16 kHz mono 32-bit float) rewritten as 16-bit
@@ -35,22 +36,5 @@ setup('make the fake microphone from a real meeting recording', () => {
     at += 8 + size + (size % 2)
   }
   if (!samples || channels !== 1) throw new Error(`${MIC_SOURCE} is not the mono float WAV expected`)
-  const out = Buffer.alloc(44 + samples.length * 2)
-  out.write('RIFF', 0)
-  out.writeUInt32LE(36 + samples.length * 2, 4)
-  out.write('WAVEfmt ', 8)
-  out.writeUInt32LE(16, 16)
-  out.writeUInt16LE(1, 20)
-  out.writeUInt16LE(1, 22)
-  out.writeUInt32LE(rate, 24)
-  out.writeUInt32LE(rate * 2, 28)
-  out.writeUInt16LE(2, 32)
-  out.writeUInt16LE(16, 34)
-  out.write('data', 36)
-  out.writeUInt32LE(samples.length * 2, 40)
-  for (let i = 0; i < samples.length; i++) {
-    const x = Math.max(-1, Math.min(1, samples[i] as number))
-    out.writeInt16LE(Math.round(x * 32767), 44 + i * 2)
-  }
-  writeFileSync(e2eMeetingMicWav, out)
+  writeFileSync(e2eMeetingMicWav, floatToPcm16Wav(samples, rate))
 })

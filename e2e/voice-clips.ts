@@ -1,15 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CONSENT_PHRASE } from '../schema/index.ts'
-import {
-  concatPcm,
-  createEspeakSynthesizer,
-  OUTPUT_SAMPLE_RATE,
-  type Synthesizer,
-  speak,
-  type VoiceParams,
-  voiceParamsFor,
-} from '../server/engine/index.ts'
+import { concatPcm, createEspeakSynthesizer, OUTPUT_SAMPLE_RATE } from '../server/engine/index.ts'
+import { spokenPcm, wavFile } from '../server/testing/spoken-audio.ts'
 
 /**
  * The audio the voices e2e test feeds Chromium's fake microphone and its file inputs, made at test time (never
@@ -32,13 +25,13 @@ export const CLIP_FILES = {
 } as const
 
 /** The consent's voice: the studio's plain US English voice (the service's own voice tests speak with it too). */
-const OWNER = voiceParamsFor('english_40') as VoiceParams
+const OWNER = 'english_40'
 /**
  * Another speaker: the catalog's robot voice (eSpeak's Klatt synthesizer, flat pitch), the eSpeak voice farthest from
  * the owner for the service's speaker embedder (cosine similarity about 0.3 against a threshold of 0.45, where a
  * meeting recording of a real person still scores about 0.55).
  */
-const STRANGER = voiceParamsFor('robot_03') as VoiceParams
+const STRANGER = 'robot_03'
 
 const SAME_SPEAKER_TEXT =
   'The morning train was late again, so I walked along the river to the office. ' +
@@ -51,54 +44,18 @@ function silence(seconds: number): Int16Array {
   return new Int16Array(Math.round(seconds * OUTPUT_SAMPLE_RATE))
 }
 
-async function say(synth: Synthesizer, text: string, voice: VoiceParams): Promise<Int16Array> {
-  const chunks: Int16Array[] = []
-  for await (const chunk of speak(synth, {
-    text,
-    voice,
-    language: 'en-US',
-    speed: 1,
-    markup: false,
-    maxNewTokens: null,
-  }))
-    chunks.push(chunk)
-  return concatPcm(chunks)
-}
-
-export function wavBytes(pcm: Int16Array, sampleRate = OUTPUT_SAMPLE_RATE): Buffer {
-  const data = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + data.length, 4)
-  header.write('WAVE', 8)
-  header.write('fmt ', 12)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20) // PCM
-  header.writeUInt16LE(1, 22) // mono
-  header.writeUInt32LE(sampleRate, 24)
-  header.writeUInt32LE(sampleRate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(data.length, 40)
-  return Buffer.concat([header, data])
-}
-
 /** Writes the clips into `dir`; returns the phrase's length in seconds (the test records a little longer). */
 export async function makeVoiceClips(dir: string): Promise<{ phraseSeconds: number }> {
   mkdirSync(dir, { recursive: true })
   const synth = await createEspeakSynthesizer({ workers: 1 })
   try {
-    const phrase = await say(synth, CONSENT_PHRASE, OWNER)
-    writeFileSync(join(dir, CLIP_FILES.microphone), wavBytes(concatPcm([silence(1), phrase, silence(14)])))
-    writeFileSync(join(dir, CLIP_FILES.consent), wavBytes(concatPcm([silence(0.5), phrase, silence(0.5)])))
-    const same = await say(synth, SAME_SPEAKER_TEXT, OWNER)
-    writeFileSync(join(dir, CLIP_FILES.sameSpeaker), wavBytes(concatPcm([silence(0.3), same, silence(0.3)])))
-    const other = await say(synth, OTHER_SPEAKER_TEXT, STRANGER)
-    writeFileSync(
-      join(dir, CLIP_FILES.otherSpeaker),
-      wavBytes(concatPcm([silence(0.3), other, silence(0.3)])),
-    )
+    const phrase = await spokenPcm(synth, CONSENT_PHRASE, OWNER)
+    writeFileSync(join(dir, CLIP_FILES.microphone), wavFile(concatPcm([silence(1), phrase, silence(14)])))
+    writeFileSync(join(dir, CLIP_FILES.consent), wavFile(concatPcm([silence(0.5), phrase, silence(0.5)])))
+    const same = await spokenPcm(synth, SAME_SPEAKER_TEXT, OWNER)
+    writeFileSync(join(dir, CLIP_FILES.sameSpeaker), wavFile(concatPcm([silence(0.3), same, silence(0.3)])))
+    const other = await spokenPcm(synth, OTHER_SPEAKER_TEXT, STRANGER)
+    writeFileSync(join(dir, CLIP_FILES.otherSpeaker), wavFile(concatPcm([silence(0.3), other, silence(0.3)])))
     const phraseSeconds = phrase.length / OUTPUT_SAMPLE_RATE
     writeFileSync(join(dir, 'clips.json'), JSON.stringify({ phraseSeconds }))
     return { phraseSeconds }

@@ -1,27 +1,12 @@
 import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../schema/index.ts'
 import { encodeCompressed } from '../engine/index.ts'
+import { pcm16WavHeader } from '../wav.ts'
 
 /** Turns the engine's 24 kHz PCM16 chunks into the bytes of a response format, as they are produced. */
 
-const UNKNOWN_SIZE = 0xffff_ffff
-
 /** A 44-byte WAV header for 24 kHz mono PCM16. Without a known length it uses the streaming sentinel sizes. */
 export function wavHeader(dataBytes?: number): Buffer {
-  const h = Buffer.alloc(44)
-  h.write('RIFF', 0, 'ascii')
-  h.writeUInt32LE(dataBytes === undefined ? UNKNOWN_SIZE : 36 + dataBytes, 4)
-  h.write('WAVE', 8, 'ascii')
-  h.write('fmt ', 12, 'ascii')
-  h.writeUInt32LE(16, 16)
-  h.writeUInt16LE(1, 20)
-  h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(SAMPLE_RATE, 24)
-  h.writeUInt32LE(SAMPLE_RATE * 2, 28)
-  h.writeUInt16LE(2, 32)
-  h.writeUInt16LE(16, 34)
-  h.write('data', 36, 'ascii')
-  h.writeUInt32LE(dataBytes ?? UNKNOWN_SIZE, 40)
-  return h
+  return pcm16WavHeader(SAMPLE_RATE, dataBytes)
 }
 
 export function pcmBytes(samples: Int16Array): Buffer {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { StoredResult } from '../../schema/index.ts'
+import { pcm16WavHeader } from '../wav.ts'
 import { newTranscriptId, type TranscriptStore } from './store/transcripts.ts'
 
 /**
@@ -163,23 +164,6 @@ export function liveResult(fold: LiveFold, audioSeconds: number): StoredResult |
   return result
 }
 
-function wavHeader(rate: number, dataBytes: number): Buffer {
-  const h = Buffer.alloc(44)
-  h.write('RIFF', 0)
-  h.writeUInt32LE(36 + dataBytes, 4)
-  h.write('WAVEfmt ', 8)
-  h.writeUInt32LE(16, 16)
-  h.writeUInt16LE(1, 20)
-  h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(rate, 24)
-  h.writeUInt32LE(rate * 2, 28)
-  h.writeUInt16LE(2, 32)
-  h.writeUInt16LE(16, 34)
-  h.write('data', 36)
-  h.writeUInt32LE(dataBytes, 40)
-  return h
-}
-
 /** Records one session; `client` and `server` see every text frame, `close` saves (or discards) it. */
 export function liveRecorder(store: TranscriptStore, who: string, now = () => new Date()) {
   const id = newTranscriptId()
@@ -202,7 +186,7 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
     if (bytes.length === 0) return
     if (fd === null) {
       fd = openSync(temporary, 'wx')
-      writeSync(fd, wavHeader(fold.rate, 0))
+      writeSync(fd, pcm16WavHeader(fold.rate, 0))
     }
     writeSync(fd, bytes)
     dataBytes += bytes.length
@@ -232,7 +216,7 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
         rmSync(temporary, { force: true })
         return null
       }
-      writeSync(handle, wavHeader(fold.rate, dataBytes), 0, 44, 0)
+      writeSync(handle, pcm16WavHeader(fold.rate, dataBytes), 0, 44, 0)
       fsyncSync(handle)
       closeSync(handle)
       renameSync(temporary, store.audioPath(fileName))
