@@ -7,6 +7,8 @@ import { defineConfig } from '@playwright/test'
 const port = Number(process.env.E2E_PORT ?? 8181)
 const speechPort = Number(process.env.E2E_SPEECH_PORT ?? 8891)
 export const e2eDataDir = join(tmpdir(), `speech-studio-e2e-${port}`)
+/** The main studio's log (both servers, at info level), read by e2e/secrets.spec.ts. */
+export const e2eServerLog = `${e2eDataDir}.log`
 
 /**
  * The users seeded into the studios that have them (passwords piped to the real `npm run users` CLI). Plain
@@ -85,11 +87,11 @@ export default defineConfig({
     launchOptions: { executablePath, args: chromiumArgs },
   },
   projects: [
-    { name: 'chromium', testIgnore: /(voices|transcripts)\.(spec|setup)\.ts$/ },
+    { name: 'chromium', testIgnore: /(voices|transcripts|secrets)\.(spec|setup)\.ts$/ },
     { name: 'voices-setup', testMatch: /voices\.setup\.ts$/ },
     {
       name: 'voices',
-      testMatch: /voices\.spec\.ts$/,
+      testMatch: /(voices|secrets)\.spec\.ts$/,
       dependencies: ['voices-setup'],
       use: { launchOptions: { executablePath, args: [...chromiumArgs, ...fakeMicrophoneArgs] } },
     },
@@ -113,11 +115,17 @@ export default defineConfig({
   ],
   webServer: [
     {
-      command: `rm -rf ${e2eDataDir} && npm start`,
+      command: `rm -rf ${e2eDataDir} && npm start > ${e2eServerLog} 2>&1`,
       url: `http://127.0.0.1:${port}/api/health`,
       timeout: 180_000,
       reuseExistingServer: false,
-      env: { PORT: String(port), SPEECH_PORT: String(speechPort), DATA_DIR: e2eDataDir, HOST: '127.0.0.1' },
+      env: {
+        PORT: String(port),
+        SPEECH_PORT: String(speechPort),
+        DATA_DIR: e2eDataDir,
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
     },
     {
       command: [
