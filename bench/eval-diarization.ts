@@ -14,6 +14,7 @@ import {
   diarizationError,
 } from '../server/engine/diarization/index.ts'
 import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.ts'
+import { MEETINGS_DIR } from '../server/testing/meetings.ts'
 
 export interface Meeting {
   id: string
@@ -24,8 +25,7 @@ export interface Meeting {
   turns: LabelledTurn[]
 }
 
-export const MEETINGS_DIR =
-  process.env.DIARIZATION_DATA ?? new URL('../../shared/data/diarization/', import.meta.url).pathname
+export { MEETINGS_DIR }
 
 /** The excerpts listed in train.uem, decoded to 16 kHz mono, with their reference turns. */
 export async function loadMeetings(dir = MEETINGS_DIR): Promise<Meeting[]> {

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test as setup } from '@playwright/test'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
+import { meetingFile } from '../server/testing/meetings.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
 
 /**
@@ -12,7 +13,7 @@ import { floatToPcm16Wav } from '../server/wav.ts'
  * detector finds no speech in it at all (fed straight to /v1/realtime, raw or peak-normalized), so a live session on it
  * would never see a turn. trn08 has four people talking for most of the excerpt.
  */
-export const MIC_SOURCE = '../shared/data/diarization/trn08.wav'
+export const MIC_SOURCE = meetingFile('trn08.wav')
 
 setup('make the fake microphone from a real meeting recording', () => {
   const source = readFileSync(resolve(MIC_SOURCE))

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test } from '@playwright/test'
+import { meetingFile } from '../server/testing/meetings.ts'
 
 /**
  * The transcripts page against the real backend and the real local speech service (PocketSphinx and the diarizer):
@@ -11,7 +11,7 @@ import { expect, type Page, test } from '@playwright/test'
  */
 
 /** Four people in a meeting; asked for two speakers, the service finds alternating turns. */
-const RECORDING = resolve('../shared/data/diarization/trn08.wav')
+const RECORDING = meetingFile('trn08.wav')
 
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze()

@@ -6,6 +6,7 @@ import {
   transcriptionVerboseJsonSchema,
 } from '../../schema/index.ts'
 import type { Diarizer } from '../engine/diarization/diarizer.ts'
+import { meetingFile } from '../testing/meetings.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
@@ -15,7 +16,7 @@ let svc: RunningService
 let failing: RunningService
 let switchedOff: RunningService
 let speech: Buffer
-const MEETING = readFileSync('/work/shared/data/diarization/trn00.wav')
+const MEETING = readFileSync(meetingFile('trn00.wav'))
 
 /** A deployment whose diarizer cannot run: the `failed` status of spec 3. */
 const brokenDiarizer: Diarizer = {

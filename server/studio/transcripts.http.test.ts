@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { meetingFile } from '../testing/meetings.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing/studio.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
@@ -12,9 +13,9 @@ import { parseRange } from './transcripts.ts'
  * result, and the live socket with the backend minting the ephemeral secret.
  */
 
-const recording = readFileSync(new URL('../../../shared/data/diarization/trn08.wav', import.meta.url))
+const recording = readFileSync(meetingFile('trn08.wav'))
 /** Speech from its first second on, for the live session. */
-const talkative = readFileSync(new URL('../../../shared/data/diarization/trn05.wav', import.meta.url))
+const talkative = readFileSync(meetingFile('trn05.wav'))
 
 let svc: RunningService
 let studio: RunningStudio
