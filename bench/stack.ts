@@ -30,6 +30,8 @@ export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; st
     apiKey,
     studioUrl,
     session,
+    /** A key of another organization, whose streams do not count against the studio's two slots. */
+    otherOrganizationKey: (org: string) => speech.keys.create({ kind: 'organization', org }).key,
     /** The throwaway data directory and the studio's database, for benchmarks that load fixture data directly. */
     dataDir: dir,
     studioDb,

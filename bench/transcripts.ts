@@ -6,14 +6,14 @@
  * with its peaks measured, with a 2-hour 8 kHz WAV as its audio; the page opens it from the saved list like a reviewer.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
-import { chromium } from '@playwright/test'
 import type { StoredResult } from '../schema/index.ts'
 import { TranscriptStore } from '../server/studio/store/transcripts.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
 import { peakCountFor, peaksOfSamples } from '../src/audio/peaks.ts'
+import { launchBenchBrowser } from './browser.ts'
 import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
 
@@ -111,18 +111,7 @@ store.savePeaks(id, peaks)
 const jsonBytes = JSON.stringify(result).length
 if (process.env.BENCH_FIXTURE_OUT) writeFileSync(join(process.env.BENCH_FIXTURE_OUT), JSON.stringify(result))
 
-const executablePath =
-  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE ??
-  (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined)
-const browser = await chromium.launch({
-  executablePath,
-  args: [
-    '--no-sandbox',
-    '--disable-background-networking',
-    '--no-first-run',
-    '--autoplay-policy=no-user-gesture-required',
-  ],
-})
+const browser = await launchBenchBrowser()
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
 const cdp = await page.context().newCDPSession(page)
 await cdp.send('Performance.enable')

@@ -4,9 +4,8 @@
  * pairs), and (c) click to the first non-zero sample leaving the worklet in Chromium.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { chromium } from '@playwright/test'
+import { launchBenchBrowser } from './browser.ts'
 import { startBenchStack } from './stack.ts'
 import { summary } from './stats.ts'
 
@@ -44,20 +43,7 @@ for (let i = 0; i < PLAYS; i++) {
   added.push(p - d)
 }
 
-const executablePath =
-  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE ??
-  (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined)
-const browser = await chromium.launch({
-  executablePath,
-  args: [
-    '--no-sandbox',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--autoplay-policy=no-user-gesture-required',
-  ],
-})
+const browser = await launchBenchBrowser()
 const page = await browser.newPage()
 await page.goto(studioUrl)
 await page.getByLabel('Text').fill(SENTENCE)

@@ -67,9 +67,11 @@ test('no key reaches the browser, and no consent or voice id reaches the log', a
 
   // Script: a preview streamed through the backend.
   await page.goto('/script')
-  await page.getByLabel('Text').fill('A line that travels through the backend.')
-  await page.getByRole('button', { name: 'Play' }).click()
-  await expect(page.getByRole('status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
+  await page
+    .getByRole('textbox', { name: 'Script', exact: true })
+    .fill('A line that travels through the backend.')
+  await page.getByRole('button', { name: /^Play line/ }).click()
+  await expect(page.getByTestId('playback-status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
 
   // Voices: a consent and a voice from uploaded files, a preview, then the consent revoked with its voice.
   const owner = unique('Secret owner')
@@ -85,9 +87,12 @@ test('no key reaches the browser, and no consent or voice id reaches the log', a
   await voiceForm.getByLabel('Voice name').fill(voiceName)
   const consentSelect = voiceForm.getByLabel('Consent of the person in the sample')
   const option = consentSelect.locator('option', { hasText: owner })
+  await expect(option).toHaveCount(1)
   await consentSelect.selectOption((await option.getAttribute('value')) ?? '')
   await voiceForm.getByRole('radio', { name: 'Upload a file' }).check()
   await voiceForm.getByLabel('Audio file').setInputFiles(join(e2eVoiceClipsDir, CLIP_FILES.sameSpeaker))
+  // The sample is read (its length checked) before the form takes it.
+  await expect(voiceForm.getByLabel('Play back the file')).toBeVisible()
   await voiceForm.getByRole('button', { name: 'Save voice' }).click()
   await expect(voiceForm.getByText(`Voice “${voiceName}” saved`)).toBeVisible({ timeout: SERVICE_WORK })
   const voices = region(page, 'Saved voices')

@@ -7,8 +7,11 @@ import { e2eDeadUpstreamBaseURL, e2eSignInBaseURL, e2eUsers } from '../playwrigh
  * second and third studios started by playwright.config.ts) real users signing in. Nothing is mocked.
  */
 
+/** The script page's own status regions: the character count, the player, the line's takes, live mode. */
+const SCRIPT_STATUS_REGIONS = 4
+
 const PAGES = [
-  { link: 'Script', path: '/script', heading: 'Preview a line', statusRegions: 1 },
+  { link: 'Script', path: '/script', heading: 'Script', statusRegions: SCRIPT_STATUS_REGIONS },
   { link: 'Voices', path: '/voices', heading: 'Voices', statusRegions: 0 },
   { link: 'Transcripts', path: '/transcripts', heading: 'Transcripts', statusRegions: 2 },
 ]
@@ -75,7 +78,7 @@ test.describe('signed in as the automatic local admin', () => {
 
   test('the pages are reached with the keyboard alone, and Back returns', async ({ page }) => {
     await page.goto('/')
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
     const nav = mainNav(page)
 
     await pressUntilFocused(page, nav.getByRole('link', { name: 'Voices', exact: true }))
@@ -129,7 +132,7 @@ test.describe('signed in as the automatic local admin', () => {
       await mainNav(page).getByRole('link', { name: target.link, exact: true }).click()
       await expect(page).toHaveURL(new RegExp(`${target.path}$`))
       await expect(page.getByRole('heading', { level: 1, name: target.heading })).toBeVisible()
-      // The shell adds no status region of its own (the Script page's tests rely on there being one).
+      // The shell adds no status region of its own: those counted are the page's.
       await expect(page.getByRole('status')).toHaveCount(target.statusRegions)
       expect(await seriousViolations(page)).toEqual([])
     })
@@ -149,7 +152,7 @@ test.describe('health banner', () => {
       engines: { synthesis: true, recognition: true, diarization: true },
     })
     await page.goto('/')
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
     await expect(page.getByRole('alert')).toHaveCount(0)
   })
 
@@ -165,7 +168,7 @@ test.describe('health banner', () => {
 
       await page.goto('/')
       await signIn(page, e2eUsers.designer)
-      await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+      await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
       const alert = page.getByRole('alert')
       await expect(alert).toHaveCount(1)
       await expect(alert.locator('p')).toHaveText([
@@ -173,8 +176,8 @@ test.describe('health banner', () => {
         new RegExp(`^${ENGINE_PROBLEMS.diarization}`),
       ])
       await expect(alert).toContainText('install the Debian packages pocketsphinx and pocketsphinx-en-us')
-      // The banner is an alert, not a status: the Script page's player keeps the only status region.
-      await expect(page.getByRole('status')).toHaveCount(1)
+      // The banner is an alert, not a status: the status regions are the Script page's own.
+      await expect(page.getByRole('status')).toHaveCount(SCRIPT_STATUS_REGIONS)
       expect(await seriousViolations(page)).toEqual([])
     })
   })
@@ -194,11 +197,11 @@ test.describe('a studio whose speech service does not answer', () => {
     // A remote speech service never gets the automatic local admin.
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in' })).toBeVisible()
     await signIn(page, e2eUsers.designer)
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
     const alert = page.getByRole('alert')
     await expect(alert).toHaveText(/^The speech service set in SVC_BASE_URL is not answering/)
     await expect(alert).toContainText('Check that it is running and reachable from this machine')
-    await expect(page.getByRole('status')).toHaveCount(1)
+    await expect(page.getByRole('status')).toHaveCount(SCRIPT_STATUS_REGIONS)
     expect(await seriousViolations(page)).toEqual([])
   })
 })
@@ -259,7 +262,7 @@ test.describe('sign-in page, against a studio with real users', () => {
     const nav = mainNav(page)
     await expect(nav.getByRole('link')).toHaveText(['Script'])
     await expect(page.getByText(`Signed in as ${designer.name} (voice designer)`)).toBeVisible()
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
     const me = await page.request.get('/api/auth/me')
     expect(me.status()).toBe(200)
     expect(await me.json()).toMatchObject({
@@ -272,7 +275,7 @@ test.describe('sign-in page, against a studio with real users', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Voices is not open to you' })).toBeVisible()
     await expect(nav.locator('[aria-current]')).toHaveCount(0)
     await nav.getByRole('link', { name: 'Script', exact: true }).click()
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
 
     const session = (await page.context().cookies()).find((c) => c.name === 'studio_session')
     expect(session).toBeDefined()

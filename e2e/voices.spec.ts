@@ -51,7 +51,9 @@ async function recordPhrase(form: Locator) {
 
 /** The script page's voice picker (its name also carries the chosen voice, so it is matched by its start). */
 function scriptVoicePicker(page: Page): Locator {
-  return page.getByRole('combobox', { name: /^Voice/ })
+  return page
+    .getByRole('complementary', { name: 'Voice and settings' })
+    .getByRole('group', { name: 'Voice', exact: true })
 }
 
 async function csrfToken(page: Page): Promise<string> {
@@ -159,13 +161,16 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
 
   // 3. The voice on the script page (opened afresh, so its status starts at Ready).
   await page.goto('/script')
-  const picker = scriptVoicePicker(page)
-  const option = picker.locator('option', { hasText: voiceName })
-  await expect(option).toHaveCount(1)
-  await picker.selectOption((await option.getAttribute('value')) ?? '')
-  await page.getByLabel('Text').fill('This line is read by a saved voice.')
-  await page.getByRole('button', { name: 'Play' }).click()
-  await expect(page.getByRole('status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
+  const choice = scriptVoicePicker(page).getByRole('radio', { name: voiceName })
+  await expect(choice).toHaveCount(1)
+  await choice.check()
+  await page.getByRole('button', { name: 'New script' }).click()
+  await page.getByRole('textbox', { name: 'Script', exact: true }).fill('This line is read by a saved voice.')
+  await page
+    .getByRole('group', { name: 'Preview' })
+    .getByRole('button', { name: /^Play line/ })
+    .click()
+  await expect(page.getByTestId('playback-status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
 
   // 4. Revoking the consent names the voice that goes with it.
   await page
@@ -198,8 +203,8 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
     .getByRole('link', { name: 'Script', exact: true })
     .click()
   await catalogAnswer
-  await expect(scriptVoicePicker(page).locator('option', { hasText: 'english_40' })).toHaveCount(1)
-  await expect(scriptVoicePicker(page).locator('option', { hasText: voiceName })).toHaveCount(0)
+  await expect(scriptVoicePicker(page).getByRole('radio', { name: 'english_40' })).toHaveCount(1)
+  await expect(scriptVoicePicker(page).getByRole('radio', { name: voiceName })).toHaveCount(0)
   const speech = await page.request.post('/api/v1/audio/speech', {
     headers: { 'x-csrf-token': await csrfToken(page) },
     data: { model: 'svc-tts-2-latest', voice: { id: created?.upstream_id }, input: 'Still here?' },
@@ -377,7 +382,7 @@ test.describe('roles', () => {
     await page.getByLabel('Name').fill(e2eUsers.designer.name)
     await page.getByLabel('Password').fill(e2eUsers.designer.password)
     await page.getByLabel('Password').press('Enter')
-    await expect(page.getByRole('heading', { level: 1, name: 'Preview a line' })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
     await page.goto('/voices')
     await expect(page.getByRole('heading', { level: 1, name: 'Voices is not open to you' })).toBeVisible()
     expect((await page.request.get('/api/audit')).status()).toBe(403)

@@ -28,11 +28,38 @@ export const SOUND_TAGS = [
 
 export const MAX_EMPHASIS_CHARS = 80
 
-const emotionRe = new RegExp(`\\[(?:${EMOTION_TAGS.join('|')})\\]`, 'i')
-const soundRe = new RegExp(`<(?:${SOUND_TAGS.join('|')})>`, 'i')
-const emphasisRe = new RegExp(`(?<!\\()\\(\\(\\(([^()\\n]{1,${MAX_EMPHASIS_CHARS}})\\)\\)\\)(?!\\))`)
+export interface MarkupMatch {
+  kind: 'emotion' | 'sound' | 'emphasis'
+  start: number
+  end: number
+  /** A tag as written ("[Sad]"); for emphasis, the words between the parentheses (tags among them still act). */
+  text: string
+}
+
+/**
+ * What the model acts on, and nothing else: known tags, and emphasis with exactly three parentheses on each side
+ * around 1-80 characters without parentheses or line breaks. The engine and the studio's editor both read text
+ * through it, so they agree on what is markup.
+ */
+const markupSource = [
+  `\\[(?:${EMOTION_TAGS.join('|')})\\]`,
+  `<(?:${SOUND_TAGS.join('|')})>`,
+  `(?<!\\()\\(\\(\\(([^()\\n]{1,${MAX_EMPHASIS_CHARS}})\\)\\)\\)(?!\\))`,
+].join('|')
+const markupTest = new RegExp(markupSource, 'i')
+const markupAll = new RegExp(markupSource, 'gi')
+
+/** The markup in the text, in text order. */
+export function findMarkup(text: string): MarkupMatch[] {
+  return [...text.matchAll(markupAll)].map((m) => {
+    const start = m.index
+    const end = start + m[0].length
+    if (m[1] !== undefined) return { kind: 'emphasis', start, end, text: m[1] }
+    return { kind: m[0].startsWith('[') ? 'emotion' : 'sound', start, end, text: m[0] }
+  })
+}
 
 /** Whether the text carries any markup the model would act on (it then needs the longer playback buffer). */
 export function hasMarkup(text: string): boolean {
-  return emotionRe.test(text) || soundRe.test(text) || emphasisRe.test(text)
+  return markupTest.test(text)
 }

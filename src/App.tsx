@@ -1,18 +1,18 @@
-import { type ComponentType, useEffect } from 'react'
+import { type ComponentType, lazy, Suspense, useEffect } from 'react'
 import { AppShell, PlainShell } from './components/AppShell.tsx'
 import { NotFoundPage } from './pages/not-found/NotFoundPage.tsx'
-import { ScriptPage } from './pages/script/ScriptPage.tsx'
 import { SignInPage } from './pages/sign-in/SignInPage.tsx'
-import { TranscriptsPage } from './pages/transcripts/TranscriptsPage.tsx'
-import { VoicesPage } from './pages/voices/VoicesPage.tsx'
 import { type PageId, resolvePath } from './state/pages.ts'
 import { useRouter } from './state/router.ts'
 import { useSession } from './state/session.ts'
 
+/** Each page is its own chunk, so a user downloads only the pages they open (the first one within budget). */
 const PAGE_COMPONENTS: Record<PageId, ComponentType> = {
-  script: ScriptPage,
-  voices: VoicesPage,
-  transcripts: TranscriptsPage,
+  script: lazy(() => import('./pages/script/ScriptPage.tsx').then((m) => ({ default: m.ScriptPage }))),
+  voices: lazy(() => import('./pages/voices/VoicesPage.tsx').then((m) => ({ default: m.VoicesPage }))),
+  transcripts: lazy(() =>
+    import('./pages/transcripts/TranscriptsPage.tsx').then((m) => ({ default: m.TranscriptsPage })),
+  ),
 }
 
 export function App() {
@@ -64,7 +64,13 @@ export function App() {
       title={resolved.kind === 'not-found' ? 'No such page' : resolved.page.title}
     >
       {Page ? (
-        <Page />
+        // A boundary per page: the previous page leaves at once instead of lingering hidden while the next loads.
+        <Suspense
+          key={resolved.kind === 'page' ? resolved.page.id : 'none'}
+          fallback={<p role="status">Loading the page…</p>}
+        >
+          <Page />
+        </Suspense>
       ) : (
         <NotFoundPage role={user.role} forbidden={resolved.kind === 'forbidden' ? resolved.page : null} />
       )}

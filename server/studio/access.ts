@@ -6,6 +6,12 @@ import type { Role } from './store/users.ts'
  */
 const ROUTES: Array<{ method: string; path: RegExp; roles: readonly Role[] }> = [
   { method: 'POST', path: /^\/v1\/audio\/speech$/, roles: ['designer', 'consent_admin'] },
+  // Where the service sends a speech request at capacity (4.1); the browser follows it through the backend.
+  {
+    method: 'GET',
+    path: /^\/v1\/audio\/speech\/continuations\/[0-9a-f]{32}$/,
+    roles: ['designer', 'consent_admin'],
+  },
   { method: 'GET', path: /^\/v1\/voices$/, roles: ['designer', 'consent_admin'] },
   { method: 'GET', path: /^\/v1\/tts\/realtime$/, roles: ['designer'] },
   { method: 'POST', path: /^\/v1\/audio\/voices$/, roles: ['consent_admin'] },
@@ -26,4 +32,20 @@ export function upstreamAccess(role: Role, method: string, path: string): Access
   const route = ROUTES.find((r) => r.method === method && r.path.test(path))
   if (!route) return 'unknown'
   return role === 'admin' || route.roles.includes(role) ? 'allowed' : 'forbidden'
+}
+
+/**
+ * A redirect from the service (its capacity continuation, 4.1) names a path on the service, relative or absolute; the
+ * browser can only reach it through the backend's `/api` prefix, where the same access rules apply.
+ */
+export function upstreamLocationToStudio<H extends Record<string, unknown>>(
+  headers: H,
+  upstreamBase: string,
+): H {
+  const location = headers.location
+  if (typeof location !== 'string') return headers
+  const upstream = new URL(upstreamBase)
+  const target = new URL(location, upstream)
+  if (target.origin !== upstream.origin || !target.pathname.startsWith('/v1/')) return headers
+  return { ...headers, location: `/api${target.pathname}${target.search}` }
 }

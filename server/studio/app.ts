@@ -4,13 +4,15 @@ import httpProxy from '@fastify/http-proxy'
 import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import { upstreamAccess } from './access.ts'
+import { upstreamAccess, upstreamLocationToStudio } from './access.ts'
 import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit.ts'
 import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
 import { liveBridgeOptions } from './live-transcription.ts'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
+import { registerScriptRoutes } from './scripts.ts'
 import { AuditStore } from './store/audit.ts'
 import type { StudioDb } from './store/db.ts'
+import { ScriptStore } from './store/scripts.ts'
 import { SessionStore } from './store/sessions.ts'
 import { TranscriptStore } from './store/transcripts.ts'
 import { UserStore } from './store/users.ts'
@@ -94,6 +96,8 @@ export async function createStudio(opts: StudioOptions) {
         const { cookie: _cookie, [CSRF_HEADER]: _csrf, ...rest } = headers
         return { ...rest, authorization: `Bearer ${upstream.apiKey}` }
       },
+      // A capacity redirect names the service's path; the browser must follow it through the backend instead.
+      rewriteHeaders: (headers) => upstreamLocationToStudio(headers, upstream.baseUrl),
       // 429 and 503 answered before any streaming are retried here, politely (retry.ts).
       retryDelay: upstreamRetry({ ...DEFAULT_RETRY_POLICY, ...opts.retry }),
       // Consent and voice creations and deletions that succeeded go into the audit trail (audit.ts).
@@ -113,6 +117,7 @@ export async function createStudio(opts: StudioOptions) {
   const transcripts = new TranscriptStore(opts.db, opts.dataDir ?? dirname(opts.db.name))
   registerWsBridge(app, '/v1/realtime', upstream, authorizeSocket, liveBridgeOptions(upstream, transcripts))
   registerTranscriptRoutes(app, transcripts, upstream)
+  registerScriptRoutes(app, new ScriptStore(opts.db))
 
   if (opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))) {
     await app.register(fastifyStatic, { root: opts.staticDir, wildcard: false })

@@ -5,18 +5,30 @@ import {
   type CatalogVoice,
   type ConsentList,
   consentListSchema,
+  DECODING_FIELDS,
   type Deletion,
   deletionSchema,
   type ModelId,
   type SavedVoice,
+  SECOND_GEN_MODEL,
   type SpeechRequest,
   savedVoiceSchema,
+  speechAudioDeltaSchema,
+  speechAudioDoneSchema,
   speechSseEventSchema,
   type Usage,
   type VoiceConsent,
+  type VoiceSettings,
   voiceConsentSchema,
   voiceListSchema,
 } from '../../schema/index.ts'
+import {
+  type SavedScript,
+  type ScriptDocument,
+  type ScriptSummary,
+  savedScriptSchema,
+  scriptListSchema,
+} from '../../schema/scripts.ts'
 import {
   type LabelEdits,
   type Peaks,
@@ -58,13 +70,19 @@ export interface SpeechStreamResult {
   requestId: string | null
 }
 
+/** What a speech request does with the audio as it arrives: 24 kHz PCM16 pieces, in order. */
+export interface SpeechStreamOptions {
+  signal?: AbortSignal
+  onAudio: (pcm: Int16Array) => void
+}
+
 /**
  * Streams speech as SSE with headerless PCM and hands each 24 kHz PCM16 piece to `onAudio` as it arrives.
  * Resolves on `speech.audio.done`; a stream that ends without it rejects with IncompleteStreamError.
  */
 export async function streamSpeech(
   request: SpeechRequest,
-  opts: { signal?: AbortSignal; onAudio: (pcm: Int16Array) => void },
+  opts: SpeechStreamOptions,
 ): Promise<SpeechStreamResult> {
   const response = await apiFetch('/v1/audio/speech', {
     method: 'POST',
@@ -72,6 +90,75 @@ export async function streamSpeech(
     body: JSON.stringify({ ...request, response_format: 'pcm', stream_format: 'sse' }),
     signal: opts.signal,
   })
+  return readSpeechStream(response, opts.onAudio)
+}
+
+/**
+ * One complete utterance with `stream: false` (second-generation only): the service generates the whole text before
+ * sending, with whole-utterance loudness, so it is the final render of a line. Returns its 24 kHz PCM16 samples.
+ */
+export async function renderSpeech(request: SpeechRequest, signal?: AbortSignal): Promise<Int16Array> {
+  const response = await apiFetch('/v1/audio/speech', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...request, stream: false, response_format: 'pcm', stream_format: 'audio' }),
+    signal,
+  })
+  if (!response.ok) throw await errorFrom(response)
+  const bytes = await response.arrayBuffer()
+  return new Int16Array(bytes, 0, bytes.byteLength >> 1)
+}
+
+/**
+ * The request fields of a one-request clone (spec 4.2). The model is always the second generation (the only one
+ * that clones) and the answer always streams, so `model` and `stream` are not among them.
+ */
+export type ReferenceSpeechFields = Omit<
+  SpeechRequest,
+  'model' | 'voice' | 'response_format' | 'stream_format' | 'stream'
+>
+
+/** A reference clip for one request: its words, when given, spare the service transcribing it. */
+export interface ReferenceClip {
+  blob: Blob
+  filename: string
+  transcript?: string
+}
+
+/** The optional text fields of the cloning form (4.2), sent as text as multipart requires. */
+const REFERENCE_OPTIONAL_FIELDS = ['speed', 'instructions', 'mode', ...DECODING_FIELDS] as const
+
+/**
+ * Streams speech in the voice of `reference`, sent with the request as multipart (4.2) and never saved, as SSE with
+ * headerless PCM exactly like `streamSpeech`. The browser sets the multipart content type itself (never JSON).
+ */
+export async function streamSpeechWithReference(
+  fields: ReferenceSpeechFields,
+  reference: ReferenceClip,
+  opts: SpeechStreamOptions,
+): Promise<SpeechStreamResult> {
+  const form = new FormData()
+  form.set('model', SECOND_GEN_MODEL)
+  form.set('input', fields.input)
+  form.set('response_format', 'pcm')
+  form.set('stream_format', 'sse')
+  for (const name of REFERENCE_OPTIONAL_FIELDS) {
+    const value = fields[name]
+    // null counts as not sent (2.8 rule 1).
+    if (value !== undefined && value !== null) form.set(name, String(value))
+  }
+  const transcript = reference.transcript?.trim()
+  if (transcript) form.set('reference_transcript', transcript)
+  form.set('reference_audio', reference.blob, reference.filename)
+  const response = await apiFetch('/v1/audio/speech', { method: 'POST', body: form, signal: opts.signal })
+  return readSpeechStream(response, opts.onAudio)
+}
+
+/** Reads a speech answer of SSE PCM deltas (6.1); a stream that ends before `speech.audio.done` is incomplete. */
+async function readSpeechStream(
+  response: Response,
+  onAudio: (pcm: Int16Array) => void,
+): Promise<SpeechStreamResult> {
   if (!response.ok || !response.body) throw await errorFrom(response)
   const requestId = response.headers.get('x-request-id')
   const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
@@ -79,7 +166,7 @@ export async function streamSpeech(
     const event = speechSseEventSchema.parse(JSON.parse(message.data))
     if (event.type === 'speech.audio.done') return { usage: event.usage, requestId }
     const bytes = base64ToBytes(event.audio)
-    opts.onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
+    onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
   }
   throw new IncompleteStreamError()
 }
@@ -93,6 +180,68 @@ export async function listVoices(model: ModelId, signal?: AbortSignal): Promise<
     },
   )
   return body.data
+}
+
+// --- Scripts (backend contract: /api/scripts) ---
+
+export type { SavedScript, ScriptDocument, ScriptSummary }
+
+/** Another browser or tab saved the script since this revision (409); `script` is the one now saved. */
+export class ScriptConflictError extends Error {
+  constructor(
+    message: string,
+    readonly script: SavedScript,
+  ) {
+    super(message)
+  }
+}
+
+/** The signed-in designer's scripts, most recently saved first. */
+export async function listScripts(signal?: AbortSignal): Promise<ScriptSummary[]> {
+  return apiJson('/scripts', (b) => scriptListSchema.parse(b).data, { signal })
+}
+
+export async function getScript(id: string, signal?: AbortSignal): Promise<SavedScript> {
+  return apiJson(`/scripts/${encodeURIComponent(id)}`, (b) => savedScriptSchema.parse(b), { signal })
+}
+
+export async function createScript(script: ScriptDocument): Promise<SavedScript> {
+  return apiJson('/scripts', (b) => savedScriptSchema.parse(b), { method: 'POST', json: script })
+}
+
+/** Saves the script edited from `revision`; rejects with ScriptConflictError when it was saved elsewhere meanwhile. */
+export async function saveScript(id: string, script: ScriptDocument, revision: number): Promise<SavedScript> {
+  return putRevision(
+    `/scripts/${encodeURIComponent(id)}`,
+    { script, revision },
+    (b) => savedScriptSchema.parse(b),
+    (b) => {
+      const body = z.object({ detail: z.string(), script: savedScriptSchema }).parse(b)
+      return new ScriptConflictError(body.detail, body.script)
+    },
+  )
+}
+
+/** A PUT made on top of a revision; a 409 carries what is saved now, which `conflict` turns into the error thrown. */
+async function putRevision<T>(
+  path: string,
+  body: unknown,
+  parse: (body: unknown) => T,
+  conflict: (body: unknown) => Error,
+): Promise<T> {
+  const response = await apiFetch(path, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (response.status === 409) throw conflict(await response.json())
+  if (!response.ok) throw await errorFrom(response)
+  return parse(await response.json())
+}
+
+export async function deleteScript(id: string): Promise<void> {
+  const response = await apiFetch(`/scripts/${encodeURIComponent(id)}`, { method: 'DELETE' })
+  if (!response.ok) throw await errorFrom(response)
 }
 
 // --- Session (backend contract: /api/auth/*) ---
@@ -359,17 +508,15 @@ export async function saveTranscriptLabels(
   edits: LabelEdits,
   revision: number,
 ): Promise<SavedLabels> {
-  const response = await apiFetch(`/transcripts/${encodeURIComponent(id)}/labels`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ edits, revision }),
-  })
-  if (response.status === 409) {
-    const body = z.object({ detail: z.string(), labels: savedLabelsSchema }).parse(await response.json())
-    throw new LabelsConflictError(body.detail, body.labels)
-  }
-  if (!response.ok) throw await errorFrom(response)
-  return savedLabelsSchema.parse(await response.json())
+  return putRevision(
+    `/transcripts/${encodeURIComponent(id)}/labels`,
+    { edits, revision },
+    (b) => savedLabelsSchema.parse(b),
+    (b) => {
+      const body = z.object({ detail: z.string(), labels: savedLabelsSchema }).parse(b)
+      return new LabelsConflictError(body.detail, body.labels)
+    },
+  )
 }
 
 export async function saveTranscriptPeaks(id: string, peaks: Peaks): Promise<void> {
@@ -440,6 +587,94 @@ export function connectLiveTranscription(
   return {
     sendAudio: (pcm) => send({ type: 'input_audio_buffer.append', audio: pcm16ToBase64(pcm) }),
     commit: () => send({ type: 'input_audio_buffer.commit' }),
+    close: () => socket.close(1000),
+  }
+}
+
+// --- Live speech (the text-input socket through the backend's bridge) ---
+
+/** An `error` event of the session (docs/realtime-tts.md), e.g. `rate_limit_exceeded` at capacity (6.3). */
+export interface LiveSpeechProblem {
+  code: string
+  message: string
+}
+
+export interface LiveSpeechHandlers {
+  onOpen(): void
+  /** 24 kHz mono PCM16, in order. */
+  onAudio(pcm: Int16Array): void
+  /** `speech.audio.done`: the output is complete. */
+  onDone(usage: Usage): void
+  onError(problem: LiveSpeechProblem): void
+  /** `opened` tells a session that ended from one that never started (refused or unreachable). */
+  onClose(info: { code: number; reason: string; opened: boolean }): void
+}
+
+export interface LiveSpeechConnection {
+  append(text: string): void
+  /** Speaks what the service holds now, even without a phrase ending. */
+  commit(): void
+  /** No more text: the service speaks the rest, sends `speech.audio.done` and closes. */
+  done(): void
+  close(): void
+}
+
+/** A live session that ended before `speech.audio.done`; `code` is the service's error code if it sent one. */
+export class LiveSpeechError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const liveSpeechEventSchema = z.discriminatedUnion('type', [
+  speechAudioDeltaSchema,
+  speechAudioDoneSchema,
+  z.object({ type: z.literal('error'), error: z.object({ code: z.string(), message: z.string() }) }),
+])
+
+/**
+ * Opens the text-input speech socket (spec 4.10) through the backend, which adds its key: the browser never
+ * holds one. Only the settings that are set travel, so omitted decoding controls come from the mode's preset
+ * (2.8 rule 1).
+ */
+export function connectLiveSpeech(
+  settings: VoiceSettings,
+  handlers: LiveSpeechHandlers,
+): LiveSpeechConnection {
+  // Saved voices travel as their `voice_<id>`, as the settings hold them.
+  const query = new URLSearchParams({ model: settings.model, voice: settings.voice, response_format: 'pcm' })
+  for (const name of ['speed', 'mode', ...DECODING_FIELDS] as const) {
+    const value = settings[name]
+    if (value !== undefined) query.set(name, String(value))
+  }
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
+  const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/tts/realtime?${query}`)
+  let opened = false
+  socket.onopen = () => {
+    opened = true
+    handlers.onOpen()
+  }
+  socket.onmessage = (message) => {
+    if (typeof message.data !== 'string') return
+    const event = liveSpeechEventSchema.safeParse(JSON.parse(message.data))
+    if (!event.success) return
+    if (event.data.type === 'speech.audio.delta') {
+      const bytes = base64ToBytes(event.data.audio)
+      handlers.onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
+    } else if (event.data.type === 'speech.audio.done') handlers.onDone(event.data.usage)
+    else handlers.onError(event.data.error)
+  }
+  socket.onclose = (event) => handlers.onClose({ code: event.code, reason: event.reason, opened })
+  const send = (event: object) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
+  }
+  return {
+    append: (text) => send({ type: 'input_text.append', text }),
+    commit: () => send({ type: 'input_text.commit' }),
+    done: () => send({ type: 'input_text.done' }),
     close: () => socket.close(1000),
   }
 }

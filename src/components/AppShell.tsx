@@ -146,9 +146,21 @@ function useFocusHeadingOnNavigation() {
   useEffect(() => {
     if (previous.current === path) return
     previous.current = path
-    const heading = document.querySelector<HTMLElement>('main h1')
-    if (!heading) return
-    if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1')
-    heading.focus()
+    const main = document.querySelector('main')
+    if (!main) return
+    const focusHeading = () => {
+      const heading = main.querySelector<HTMLElement>('h1')
+      if (!heading) return false
+      if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1')
+      heading.focus()
+      return true
+    }
+    if (focusHeading()) return
+    // A page opened for the first time loads as its own chunk: its heading arrives after the loading note.
+    const observer = new MutationObserver(() => {
+      if (focusHeading()) observer.disconnect()
+    })
+    observer.observe(main, { childList: true, subtree: true })
+    return () => observer.disconnect()
   }, [path])
 }

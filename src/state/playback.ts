@@ -1,23 +1,42 @@
 import { create } from 'zustand'
-import { hasMarkup, type SpeechRequest, type Usage } from '../../schema/index.ts'
+import { hasMarkup, type SpeechRequest } from '../../schema/index.ts'
 import { IncompleteStreamError, streamSpeech } from '../api/client.ts'
 import { PcmPlayer, type PlayerStats } from '../audio/pcm-player.ts'
 
-/** Playback of one speech stream at a time through the shared worklet player. */
+/**
+ * Playback of one speech stream at a time through the shared worklet player. A stream's audio comes from a
+ * `StreamSource`: one request, a script's lines in turn, a one-request reference, or the live text socket.
+ */
 
 export type PlaybackStatus = 'idle' | 'streaming' | 'playing' | 'done' | 'stopped' | 'incomplete' | 'error'
 
 export const PREBUFFER_MS = 200
 export const MARKUP_PREBUFFER_MS = 350
 
+/** The prebuffer the spec recommends for this text (6.1): longer when markup is present. */
+export function prebufferFor(text: string): number {
+  return hasMarkup(text) ? MARKUP_PREBUFFER_MS : PREBUFFER_MS
+}
+
+/** Where a source delivers 24 kHz PCM16; `framesQueued` is the stream position the next push starts at. */
+export interface AudioSink {
+  push(pcm: Int16Array): void
+  readonly framesQueued: number
+}
+
+/** Produces one stream's audio into `sink`; resolves when the audio is complete, rejects when it is not. */
+export type StreamSource = (sink: AudioSink, signal: AbortSignal) => Promise<void>
+
 interface PlaybackState {
   status: PlaybackStatus
   stats: PlayerStats | null
   /** Click to first non-zero sample leaving the worklet. */
   timeToFirstAudioMs: number | null
-  usage: Usage | null
   error: string | null
+  /** The failure itself, for pages that explain it (src/api/error-text.ts). */
+  failure: unknown
   play(request: SpeechRequest): Promise<void>
+  playSource(source: StreamSource, opts: { prebufferMs: number; clickedAt?: number }): Promise<void>
   stop(): Promise<void>
 }
 
@@ -28,18 +47,26 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
   status: 'idle',
   stats: null,
   timeToFirstAudioMs: null,
-  usage: null,
   error: null,
+  failure: null,
 
-  async play(request) {
-    const clickedAt = performance.now()
+  play(request) {
+    return get().playSource(
+      async (sink, signal) => {
+        await streamSpeech(request, { signal, onAudio: (pcm) => sink.push(pcm) })
+      },
+      { prebufferMs: prebufferFor(request.input) },
+    )
+  },
+
+  async playSource(source, { prebufferMs, clickedAt = performance.now() }) {
     await get().stop()
     player ??= PcmPlayer.create()
     const p = await player
     const controller = new AbortController()
     current = controller
-    p.start({ prebufferMs: hasMarkup(request.input) ? MARKUP_PREBUFFER_MS : PREBUFFER_MS })
-    set({ status: 'streaming', stats: p.stats, timeToFirstAudioMs: null, usage: null, error: null })
+    p.start({ prebufferMs })
+    set({ status: 'streaming', stats: p.stats, timeToFirstAudioMs: null, error: null, failure: null })
     const unsubscribe = p.subscribe((stats) => {
       if (current !== controller) return
       set({
@@ -47,24 +74,32 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
         timeToFirstAudioMs: stats.firstSampleAt === null ? null : Math.round(stats.firstSampleAt - clickedAt),
       })
     })
+    let framesQueued = 0
+    const sink: AudioSink = {
+      push(pcm) {
+        if (current !== controller) return
+        framesQueued += pcm.length
+        p.push(pcm)
+      },
+      get framesQueued() {
+        return framesQueued
+      },
+    }
     try {
-      const { usage } = await streamSpeech(request, {
-        signal: controller.signal,
-        onAudio: (pcm) => p.push(pcm),
-      })
+      await source(sink, controller.signal)
       p.end()
-      set({ status: 'playing', usage })
+      set({ status: 'playing' })
       const stats = await p.whenEnded()
       if (current === controller) set({ status: stats.state === 'stopped' ? 'stopped' : 'done', stats })
     } catch (err) {
       if (controller.signal.aborted) return
       // What already arrived still plays out; the take is marked incomplete and is never continued.
       p.end()
-      set(
-        err instanceof IncompleteStreamError
-          ? { status: 'incomplete', error: err.message }
-          : { status: 'error', error: (err as Error).message },
-      )
+      set({
+        status: err instanceof IncompleteStreamError ? 'incomplete' : 'error',
+        error: (err as Error).message,
+        failure: err,
+      })
     } finally {
       unsubscribe()
       if (current === controller) current = null

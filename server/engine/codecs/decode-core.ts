@@ -24,11 +24,11 @@ import {
   WAVE,
   WEBM,
 } from 'mediabunny'
+import { sniffFormat, type UploadFormat } from '../../../schema/audio-format.ts'
 import { isWasmCodec, loadWasmDecoder } from './decode-codecs.ts'
 import { AudioDecodeError } from './decode-error.ts'
 import { findDamage, flacStreamInfo } from './decode-integrity.ts'
 import { resampleMono } from './decode-resample.ts'
-import { sniffFormat, type UploadFormat } from './decode-sniff.ts'
 import { decodeAdts, decodeOggVorbis, type PlanesSink } from './decode-whole.ts'
 
 export interface DecodedAudio {

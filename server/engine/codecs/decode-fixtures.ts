@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { UploadFormat } from './decode-sniff.ts'
+import type { UploadFormat } from '../../../schema/audio-format.ts'
 
 export const hasFfmpeg = spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0
 

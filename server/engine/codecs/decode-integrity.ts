@@ -11,8 +11,14 @@
  * element the Matroska spec does not place there (mediabunny's demuxer then searches for the next known element and,
  * when there is none, never returns). Damage inside frames is the decoders' to find (decode-codecs.ts).
  */
-import { firstMp3Frame, framesStartAt, id3v2Length, readAdtsHeader, readMp3Header } from './decode-frames.ts'
-import type { UploadFormat } from './decode-sniff.ts'
+import {
+  firstMp3Frame,
+  framesStartAt,
+  id3v2Length,
+  readAdtsHeader,
+  readMp3Header,
+  type UploadFormat,
+} from '../../../schema/audio-format.ts'
 
 /** Why the bytes look cut short or damaged, or null when they do not. */
 export function findDamage(bytes: Uint8Array, format: UploadFormat): string | null {

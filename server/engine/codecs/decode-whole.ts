@@ -9,8 +9,9 @@
  * Both are fed the file in pieces and hand each piece's audio on at once, so that a long file is never held decoded
  * in all its channels, and a too-long one can be stopped early.
  */
+
+import { id3v2Length } from '../../../schema/audio-format.ts'
 import { AudioDecodeError } from './decode-error.ts'
-import { id3v2Length } from './decode-frames.ts'
 
 /** Receives each piece of decoded audio: one plane per channel. */
 export type PlanesSink = (channelData: Float32Array[], sampleRate: number) => void

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { firstMp3Frame, id3v2Length, readMp3Header } from '../../../schema/audio-format.ts'
 import { AudioDecodeError, type DecodedAudio, decodeAudio } from './decode.ts'
 import {
   FIXTURES,
@@ -9,7 +10,6 @@ import {
   scratchDir,
   TONE_HZ,
 } from './decode-fixtures.ts'
-import { firstMp3Frame, id3v2Length, readMp3Header } from './decode-frames.ts'
 
 /** The RMS of a sine of the downmixed amplitude: (0.6 + 0.2) / 2 / √2. */
 const MONO_RMS = (LEFT_AMPLITUDE + RIGHT_AMPLITUDE) / 2 / Math.SQRT2

@@ -7,14 +7,15 @@
  * by the bytes, never by a file name. Everything is decoded by WASM and JavaScript from npm: no native addon, no
  * ffmpeg. The work happens in worker threads (decode-pool.ts says why), in decode-core.ts.
  */
+
+import { sniffFormat } from '../../../schema/audio-format.ts'
 import type { DecodedAudio } from './decode-core.ts'
 import { AudioDecodeError } from './decode-error.ts'
 import { decodeInWorker } from './decode-pool.ts'
-import { sniffFormat } from './decode-sniff.ts'
 
+export { sniffFormat, type UploadFormat } from '../../../schema/audio-format.ts'
 export type { DecodedAudio } from './decode-core.ts'
 export { AudioDecodeError, type AudioDecodeErrorCode } from './decode-error.ts'
-export { sniffFormat, type UploadFormat } from './decode-sniff.ts'
 
 export interface DecodeOptions {
   /** Resample to this rate in Hz (e.g. 16000 for speech recognition); the file's own rate when absent. */

@@ -1,5 +1,5 @@
 /** Finding the inline markup of spec 2.7 so that normalization and segmentation leave it whole. */
-import { EMOTION_TAGS, MAX_EMPHASIS_CHARS, SOUND_TAGS } from '../../../schema/markup.ts'
+import { findMarkup, MAX_EMPHASIS_CHARS } from '../../../schema/markup.ts'
 
 export interface Piece {
   kind: 'text' | 'tag' | 'emphasis'
@@ -13,35 +13,20 @@ export interface Span {
   emphasis: boolean
 }
 
-// Same shapes as schema/markup.ts, which exports only a yes/no test.
-const markupRe = new RegExp(
-  [
-    `\\[(?:${EMOTION_TAGS.join('|')})\\]`,
-    `<(?:${SOUND_TAGS.join('|')})>`,
-    `(?<!\\()\\(\\(\\(([^()\\n]{1,${MAX_EMPHASIS_CHARS}})\\)\\)\\)(?!\\))`,
-  ].join('|'),
-  'gi',
-)
-
 export function splitMarkup(text: string): Piece[] {
   const pieces: Piece[] = []
   let last = 0
-  for (const match of text.matchAll(markupRe)) {
-    if (match.index > last) pieces.push({ kind: 'text', text: text.slice(last, match.index) })
-    const inner = match[1]
-    pieces.push(inner === undefined ? { kind: 'tag', text: match[0] } : { kind: 'emphasis', text: inner })
-    last = match.index + match[0].length
+  for (const match of findMarkup(text)) {
+    if (match.start > last) pieces.push({ kind: 'text', text: text.slice(last, match.start) })
+    pieces.push({ kind: match.kind === 'emphasis' ? 'emphasis' : 'tag', text: match.text })
+    last = match.end
   }
   if (last < text.length) pieces.push({ kind: 'text', text: text.slice(last) })
   return pieces
 }
 
 export function markupSpans(text: string): Span[] {
-  return [...text.matchAll(markupRe)].map((m) => ({
-    start: m.index,
-    end: m.index + m[0].length,
-    emphasis: m[1] !== undefined,
-  }))
+  return findMarkup(text).map((m) => ({ start: m.start, end: m.end, emphasis: m.kind === 'emphasis' }))
 }
 
 /**

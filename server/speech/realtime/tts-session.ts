@@ -2,13 +2,13 @@ import {
   MAX_APPEND_CHARS,
   MAX_SESSION_CHARS,
   MAX_TTS_FRAME_BYTES,
+  PhraseBuffer,
   SAMPLE_RATE,
   type TtsServerMessage,
   ttsClientMessageSchema,
 } from '../../../schema/index.ts'
 import { type DecodingSettings, type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
 import { fixedSizePieces, pcmBytes } from '../audio-out.ts'
-import { PhraseBuffer } from '../phrase-buffer.ts'
 
 /** The socket operations a session needs; `ws`'s WebSocket satisfies it. */
 export interface SessionSocket {

@@ -59,6 +59,19 @@ const MIGRATIONS: string[] = [
      updated_at INTEGER NOT NULL,
      updated_by TEXT NOT NULL
    );`,
+  // Voice designers' scripts (server/studio/store/scripts.ts): each owner's own, saved whole under a revision counter.
+  `CREATE TABLE scripts (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     title TEXT NOT NULL,
+     document TEXT NOT NULL,
+     characters INTEGER NOT NULL,
+     lines INTEGER NOT NULL,
+     revision INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX scripts_owner_updated ON scripts (owner, updated_at);`,
 ]
 
 export function openStudioDb(dir: string): StudioDb {

@@ -1,23 +1,22 @@
 import { useQuery } from '@tanstack/react-query'
-import { useEffect, useState } from 'react'
-import {
-  builtinVoicesFor,
-  defaultVoiceFor,
-  MODELS,
-  type ModelId,
-  type VoiceGroup,
-} from '../../../schema/index.ts'
-import { listVoices } from '../../api/client.ts'
+import { useEffect, useMemo, useState } from 'react'
+import { builtinVoiceLanguage, type ResponseFormat } from '../../../schema/index.ts'
+import { listScripts, listVoices } from '../../api/client.ts'
+import { explainError } from '../../api/error-text.ts'
+import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { PlaybackStats } from '../../components/PlaybackStats.tsx'
+import { saveBlob } from '../../components/saveBlob.ts'
 import { usePlayback } from '../../state/playback.ts'
-
-const GROUP_LABELS: Record<VoiceGroup, string> = {
-  character: 'Character voices',
-  counterpart: '0.8 counterparts',
-  descriptive: 'Descriptive voices',
-  language: 'Languages',
-  legacy: 'Voices',
-}
+import { LiveBox } from './LiveBox.tsx'
+import { finalRender, type LinePlan, lineAt, playLines, usePreview } from './preview.ts'
+import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
+import { ScriptEditor } from './ScriptEditor.tsx'
+import { LineOverrideForm, SettingsForm } from './SettingsForm.tsx'
+import { scriptText, useScript } from './script-store.ts'
+import { effectiveSettings, isSavedVoice, toSpeechRequest, voiceFor } from './settings.ts'
+import { downloadChosen, FormatSelect, TakeList } from './TakeList.tsx'
+import { useTakes } from './takes-store.ts'
+import './script.css'
 
 const STATUS_TEXT = {
   idle: 'Ready.',
@@ -25,99 +24,345 @@ const STATUS_TEXT = {
   playing: 'Playing…',
   done: 'Finished.',
   stopped: 'Stopped.',
-  incomplete: 'The stream broke before it was complete. Play again to make a new take.',
+  incomplete: 'The stream broke before it was complete.',
   error: 'Something went wrong.',
 } as const
 
+const SAVE_TEXT = {
+  new: 'Not saved yet',
+  saved: 'All changes saved',
+  dirty: 'Unsaved changes…',
+  saving: 'Saving…',
+  conflict: 'Changed in another browser',
+  error: 'Not saved',
+} as const
+
+/** What a voice sample says, in the voice's own language. */
+const SAMPLE_LINES: Record<string, string> = {
+  en: 'Hello! This is how I sound when I read your script.',
+  de: 'Hallo! So klinge ich, wenn ich Ihr Skript lese.',
+  es: '¡Hola! Así sueno cuando leo tu guion.',
+  fr: 'Bonjour ! Voici ma voix quand je lis votre script.',
+  it: 'Ciao! Ecco come suono quando leggo il tuo copione.',
+  pt: 'Olá! É assim que eu soo ao ler o seu roteiro.',
+  ru: 'Привет! Вот как я звучу, когда читаю ваш сценарий.',
+  zh: '你好！这是我朗读你的剧本时的声音。',
+  ar: 'مرحبا! هكذا يبدو صوتي عندما أقرأ نصك.',
+  hi: 'नमस्ते! आपकी स्क्रिप्ट पढ़ते समय मेरी आवाज़ ऐसी है।',
+}
+
+function sampleLine(voice: string): string {
+  const language = builtinVoiceLanguage(voice)?.slice(0, 2) ?? 'en'
+  return SAMPLE_LINES[language] ?? (SAMPLE_LINES.en as string)
+}
+
 export function ScriptPage() {
-  const [model, setModel] = useState<ModelId>('svc-tts-2-latest')
-  const [voice, setVoice] = useState(defaultVoiceFor('svc-tts-2-latest'))
-  const [text, setText] = useState('')
-  const { status, stats, timeToFirstAudioMs, error, play, stop } = usePlayback()
-  const voices = builtinVoicesFor(model)
-  const groups = [...new Set(voices.map((v) => v.group))]
-  // The organization's saved voices come from the service's catalog. Its query key starts with 'voices', which
-  // the voices page invalidates after a voice is created or deleted or a consent revoked.
-  const catalog = useQuery({
-    queryKey: ['voices', model],
-    queryFn: ({ signal }) => listVoices(model, signal),
-  })
-  const saved = catalog.data?.filter((v) => v.type === 'saved') ?? []
-  const isSaved = voice.startsWith('voice_')
-  const savedGone = isSaved && catalog.isSuccess && !saved.some((v) => v.id === voice)
+  const script = useScript()
+  const playback = usePlayback()
+  const preview = usePreview()
+  const [caretLineId, setCaretLineId] = useState<string | null>(null)
+  const [selection, setSelection] = useState('')
+  const [references, setReferences] = useState<Record<string, Reference>>({})
+  const [format, setFormat] = useState<ResponseFormat>('wav')
+  const [panelError, setPanelError] = useState<string | null>(null)
+  const { loadLatest, setSettings } = script
+
   useEffect(() => {
-    // A saved voice deleted or revoked meanwhile leaves the picker; the model's default takes its place.
-    if (savedGone) setVoice(defaultVoiceFor(model))
-  }, [savedGone, model])
-  const busy = status === 'streaming' || status === 'playing'
+    void loadLatest()
+  }, [loadLatest])
+
+  // One sound at a time: replaying a take stops a preview (and a preview pauses the take, in preview.ts).
+  useEffect(() => {
+    const takePlayer = sharedTakePlayer()
+    const onChange = () => {
+      if (takePlayer.state.playing) void usePlayback.getState().stop()
+    }
+    takePlayer.addEventListener('change', onChange)
+    return () => takePlayer.removeEventListener('change', onChange)
+  }, [])
+
+  const scripts = useQuery({
+    queryKey: ['scripts', script.id, script.revision === null],
+    queryFn: ({ signal }) => listScripts(signal),
+  })
+  // The organization's saved voices come from the service's catalog; the voices page invalidates keys under 'voices'.
+  const catalog = useQuery({
+    queryKey: ['voices', 'svc-tts-2-latest'],
+    queryFn: ({ signal }) => listVoices('svc-tts-2-latest', signal),
+  })
+  const savedVoices = useMemo(
+    () => (catalog.data ?? []).filter((v) => v.type === 'saved').map((v) => ({ id: v.id, name: v.name })),
+    [catalog.data],
+  )
+  // A saved voice deleted or revoked meanwhile leaves the script; the model's default takes its place.
+  const savedGone =
+    isSavedVoice(script.settings.voice) &&
+    catalog.isSuccess &&
+    !savedVoices.some((v) => v.id === script.settings.voice)
+  useEffect(() => {
+    const { settings } = useScript.getState()
+    if (savedGone) setSettings({ ...settings, voice: voiceFor(settings.model) })
+  }, [savedGone, setSettings])
+
+  const lineIndex = new Map(script.lines.map((l, i) => [l.id, i]))
+  const caretLine = script.lines.find((l) => l.id === caretLineId) ?? script.lines[0]
+  const caretNumber = caretLine ? (lineIndex.get(caretLine.id) ?? 0) + 1 : 1
+  const busy = playback.status === 'streaming' || playback.status === 'playing'
+  const activeLineId = busy ? lineAt(preview.starts, playback.stats?.framesPlayed ?? 0) : null
+  const chosenCount = useTakes((s) => s.takes.filter((t) => t.starred).length)
+
+  const planFor = (lineId: string, text?: string): LinePlan | null => {
+    const line = script.lines.find((l) => l.id === lineId)
+    if (!line) return null
+    const settings = effectiveSettings(script.settings, line.override)
+    return { lineId, text: text ?? line.text, settings, reference: references[lineId] ?? null }
+  }
+  const play = (plans: Array<LinePlan | null>) =>
+    void playLines(plans.filter((p): p is LinePlan => p !== null))
+  const playLine = (lineId: string) => play([planFor(lineId)])
+  const playSample = (voice: string) => {
+    const settings = { ...effectiveSettings(script.settings, caretLine?.override), voice }
+    void playback.play(toSpeechRequest(settings, sampleLine(voice)))
+  }
+
+  const failure = playback.status === 'error' || playback.status === 'incomplete' ? playback.failure : null
+  const explained = failure ? explainError(failure) : null
+
+  const exportText = () =>
+    saveBlob(
+      new Blob([scriptText(script.lines)], { type: 'text/plain;charset=utf-8' }),
+      `${script.title.trim() || 'script'}.txt`,
+    )
+  const importFile = async (file: File) =>
+    script.importText(await file.text(), file.name.replace(/\.[^.]+$/, ''))
+
+  const downloadAll = async () => {
+    setPanelError(null)
+    const chosen = useTakes.getState().chosenTakes(script.lines.map((l) => l.id))
+    try {
+      await downloadChosen(chosen, format, `${script.title.trim() || 'script'}`)
+    } catch (err) {
+      setPanelError(explainError(err).title)
+    }
+  }
 
   return (
-    <section aria-labelledby="script-heading" className="page">
-      <h1 id="script-heading">Preview a line</h1>
-      <form
-        className="controls"
-        onSubmit={(e) => {
-          e.preventDefault()
-          if (text.trim()) void play({ model, voice: isSaved ? { id: voice } : voice, input: text })
-        }}
-      >
-        <label>
-          Model
-          <select
-            value={model}
-            onChange={(e) => {
-              const next = e.target.value as ModelId
-              setModel(next)
-              setVoice(defaultVoiceFor(next))
-            }}
-          >
-            {MODELS.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Voice
-          <select value={voice} onChange={(e) => setVoice(e.target.value)}>
-            {groups.map((g) => (
-              <optgroup key={g} label={GROUP_LABELS[g]}>
-                {voices
-                  .filter((v) => v.group === g)
-                  .map((v) => (
-                    <option key={v.id} value={v.id}>
-                      {v.id} ({v.language})
-                    </option>
-                  ))}
-              </optgroup>
-            ))}
-            {saved.length > 0 && (
-              <optgroup label="Saved voices">
-                {saved.map((v) => (
-                  <option key={v.id} value={v.id}>
-                    {v.name} (saved)
-                  </option>
-                ))}
-              </optgroup>
-            )}
-          </select>
-        </label>
-        <label className="wide">
-          Text
-          <textarea value={text} onChange={(e) => setText(e.target.value)} rows={4} maxLength={40_000} />
-        </label>
-        <div className="buttons">
-          <button type="submit" disabled={!text.trim()}>
-            Play
-          </button>
-          <button type="button" onClick={() => void stop()} disabled={!busy}>
-            Stop
-          </button>
+    <section aria-labelledby="script-heading" className="page script-page">
+      <header className="script-head">
+        <h1 id="script-heading">Script</h1>
+        <div className="script-file">
+          <label>
+            Title
+            <input
+              value={script.title}
+              maxLength={200}
+              onChange={(e) => script.setTitle(e.target.value)}
+              aria-describedby="save-state"
+            />
+          </label>
+          <span id="save-state" className={`save-state save-${script.save}`} aria-live="polite">
+            {SAVE_TEXT[script.save]}
+            {script.saveError && `: ${script.saveError}`}
+          </span>
+          <label>
+            Open script
+            <select
+              value={script.id ?? ''}
+              onChange={(e) => e.target.value && void script.open(e.target.value)}
+            >
+              {script.id === null && <option value="">(this new script)</option>}
+              {(scripts.data ?? []).map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.title}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="buttons">
+            <button type="button" onClick={() => script.newScript()}>
+              New script
+            </button>
+            <button type="button" onClick={exportText}>
+              Export text
+            </button>
+            <label className="file-button">
+              Import text
+              <input
+                type="file"
+                accept=".txt,text/plain"
+                onChange={(e) => {
+                  const file = e.target.files?.[0]
+                  if (file) void importFile(file)
+                  e.target.value = ''
+                }}
+              />
+            </label>
+          </div>
         </div>
-      </form>
-      <p role="status" className={`status status-${status}`}>
-        {STATUS_TEXT[status]} {status === 'error' && error}
-      </p>
-      <PlaybackStats stats={stats} timeToFirstAudioMs={timeToFirstAudioMs} />
+        {script.save === 'conflict' && (
+          <div role="alert" className="conflict">
+            This script was saved in another browser after you opened it. Your edits are kept here, not saved.
+            <button type="button" onClick={() => void script.resolveConflict('theirs')}>
+              Load the other version
+            </button>
+            <button type="button" onClick={() => void script.resolveConflict('mine')}>
+              Save mine over it
+            </button>
+          </div>
+        )}
+      </header>
+
+      <div className="script-layout">
+        <div className="script-main">
+          <ScriptEditor
+            lines={script.lines}
+            onChange={script.setLines}
+            model={script.settings.model}
+            activeLineId={activeLineId}
+            onCaretLine={setCaretLineId}
+            onSelectionChange={setSelection}
+            onPlayLine={playLine}
+          />
+
+          <fieldset className="transport">
+            <legend className="visually-hidden">Preview</legend>
+            <button
+              type="button"
+              onClick={() => caretLine && playLine(caretLine.id)}
+              disabled={!caretLine?.text.trim()}
+            >
+              Play line {caretNumber}
+            </button>
+            <button
+              type="button"
+              onClick={() => caretLine && play([planFor(caretLine.id, selection)])}
+              disabled={!selection.trim()}
+            >
+              Play selection
+            </button>
+            <button type="button" onClick={() => play(script.lines.map((l) => planFor(l.id)))}>
+              Play script
+            </button>
+            <button type="button" onClick={() => void playback.stop()} disabled={!busy}>
+              Stop
+            </button>
+          </fieldset>
+          <div className="playback-status">
+            <p role="status" data-testid="playback-status" className={`status status-${playback.status}`}>
+              {preview.wait && preview.wait.secondsLeft > 0
+                ? `${preview.wait.reason} Trying again in ${preview.wait.secondsLeft} s (attempt ${preview.wait.attempt} of ${preview.wait.maxAttempts}).`
+                : STATUS_TEXT[playback.status]}
+            </p>
+            {explained && (
+              <div role="alert" className="problem">
+                <p>
+                  <strong>{explained.title}</strong> {explained.action}
+                </p>
+                {preview.lastPlans.length > 0 && (
+                  <button type="button" onClick={() => play(preview.lastPlans)}>
+                    Retry as a new take
+                  </button>
+                )}
+              </div>
+            )}
+          </div>
+          <PlaybackStats stats={playback.stats} timeToFirstAudioMs={playback.timeToFirstAudioMs} />
+
+          {caretLine && (
+            <section aria-labelledby="line-heading" className="line-panel">
+              <h2 id="line-heading">
+                Line {caretNumber}
+                <span className="line-preview">{caretLine.text || '(empty)'}</span>
+              </h2>
+              <TakeList
+                lineId={caretLine.id}
+                lineLabel={`Line ${caretNumber}`}
+                onRetry={(take) => play([planFor(take.lineId)])}
+              />
+              <details>
+                <summary>Settings for this line{caretLine.override ? ' (own settings)' : ''}</summary>
+                <LineOverrideForm
+                  key={caretLine.id}
+                  script={script.settings}
+                  value={caretLine.override}
+                  onChange={(override) => script.setOverride(caretLine.id, override)}
+                  savedVoices={savedVoices}
+                  onSample={playSample}
+                  idPrefix="line"
+                />
+              </details>
+              <details>
+                <summary>Reference clip for this line{references[caretLine.id] ? ' (attached)' : ''}</summary>
+                <p className="hint">
+                  The line is spoken in the clip's voice (second-generation model, English). The clip is sent
+                  with each request and never saved.
+                </p>
+                <ReferencePanel
+                  key={caretLine.id}
+                  value={references[caretLine.id] ?? null}
+                  onChange={(ref) =>
+                    setReferences(({ [caretLine.id]: _old, ...rest }) =>
+                      ref ? { ...rest, [caretLine.id]: ref } : rest,
+                    )
+                  }
+                />
+              </details>
+            </section>
+          )}
+
+          <section aria-labelledby="render-heading" className="render-panel">
+            <h2 id="render-heading">Final render and download</h2>
+            <p className="hint">
+              Star one take per line. The final render makes each chosen take again as one complete file
+              (stream: false), which becomes the line's chosen take.
+            </p>
+            <div className="buttons">
+              <button
+                type="button"
+                disabled={chosenCount === 0 || preview.rendering !== null}
+                onClick={() => {
+                  setPanelError(null)
+                  finalRender(script.lines.map((l) => l.id)).catch((err) =>
+                    setPanelError(explainError(err).title),
+                  )
+                }}
+              >
+                Final render of chosen takes
+              </button>
+              <FormatSelect label="Format" value={format} onChange={setFormat} />
+              <button type="button" disabled={chosenCount === 0} onClick={() => void downloadAll()}>
+                Download chosen takes
+              </button>
+            </div>
+            <div aria-live="polite">
+              {preview.rendering && (
+                <p>
+                  Rendering {preview.rendering.done} of {preview.rendering.total}…
+                </p>
+              )}
+              {preview.renderNotes.map((note) => (
+                <p key={note} className="hint">
+                  {note}
+                </p>
+              ))}
+              {panelError && <p className="problem">{panelError}</p>}
+            </div>
+          </section>
+
+          <LiveBox settings={script.settings} />
+        </div>
+
+        <aside aria-labelledby="settings-heading" className="script-side">
+          <h2 id="settings-heading">Voice and settings</h2>
+          <SettingsForm
+            value={script.settings}
+            onChange={setSettings}
+            savedVoices={savedVoices}
+            onSample={playSample}
+            idPrefix="script"
+          />
+        </aside>
+      </div>
     </section>
   )
 }

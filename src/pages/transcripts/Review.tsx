@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
 import type { LabelEdits } from '../../api/client.ts'
+import { saveBlob } from '../../components/saveBlob.ts'
 import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
 import {
   colorOf,
@@ -48,14 +49,8 @@ function notices(open: OpenTranscript): string[] {
 const EXPORT_LABELS: Record<ExportFormat, string> = { srt: 'SRT', vtt: 'WebVTT', json: 'JSON', txt: 'Text' }
 
 function download(name: string, format: ExportFormat, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: `${EXPORT_TYPES[format]};charset=utf-8` }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = `${name.replace(/\.[a-z0-9]+$/i, '')}.${format}`
-  document.body.append(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  const blob = new Blob([text], { type: `${EXPORT_TYPES[format]};charset=utf-8` })
+  saveBlob(blob, `${name.replace(/\.[a-z0-9]+$/i, '')}.${format}`)
 }
 
 /** Keys the review answers to when focus is not in a field. */

@@ -1,5 +1,4 @@
 import { type Ref, useEffect, useId, useRef, useState } from 'react'
-import { describeLevel, type Level, meterPosition } from '../../audio/level-meter.ts'
 import {
   audioDuration,
   type DurationRange,
@@ -8,6 +7,8 @@ import {
   microphoneProblem,
   Recorder,
 } from '../../audio/recorder.ts'
+import { useObjectUrl } from '../../components/useObjectUrl.ts'
+import { useRecordingMeter } from '../../components/useRecordingMeter.ts'
 import { formatBytes } from './format.ts'
 
 /** A clip to upload: recorded here or chosen from disk, with its length when the browser could decode it. */
@@ -56,11 +57,10 @@ export function AudioInput({
   const [mode, setMode] = useState<Mode>('record')
   const [recorder, setRecorder] = useState<Recorder | null>(null)
   const [starting, setStarting] = useState(false)
-  const [elapsedMs, setElapsedMs] = useState(0)
-  const [levelWord, setLevelWord] = useState<ReturnType<typeof describeLevel>>('silent')
   const [micError, setMicError] = useState<string | null>(null)
   const [announcement, setAnnouncement] = useState('')
   const meterRef = useRef<HTMLMeterElement>(null)
+  const { elapsedMs, setElapsedMs, levelWord } = useRecordingMeter(recorder, meterRef)
   const fileRef = useRef<HTMLInputElement | null>(null)
   const choosing = useRef(false)
   const url = useObjectUrl(clip?.blob ?? null)
@@ -69,31 +69,6 @@ export function AudioInput({
   useEffect(() => {
     if (!clip && !choosing.current && fileRef.current) fileRef.current.value = ''
   }, [clip])
-
-  // Elapsed time and the meter while recording; the meter is written directly, sixty times a second.
-  useEffect(() => {
-    if (!recorder) return
-    const timer = setInterval(() => setElapsedMs(recorder.elapsedMs()), 100)
-    let lastWord = 0
-    const unsubscribe = recorder.meter.subscribe((level: Level) => {
-      if (meterRef.current) meterRef.current.value = meterPosition(level.peakDb)
-      const now = performance.now()
-      if (now - lastWord > 500) {
-        lastWord = now
-        setLevelWord(describeLevel(level))
-      }
-    })
-    return () => {
-      clearInterval(timer)
-      unsubscribe()
-      if (meterRef.current) meterRef.current.value = 0
-    }
-  }, [recorder])
-
-  // Leaving the page mid-recording releases the microphone.
-  const recorderRef = useRef<Recorder | null>(null)
-  recorderRef.current = recorder
-  useEffect(() => () => recorderRef.current?.discard(), [])
 
   const maxMs = range.maxSeconds * 1000
 
@@ -297,19 +272,4 @@ function sizeProblem(bytes: number, maxBytes: number): string | null {
   if (bytes > maxBytes)
     return `The file is ${formatBytes(bytes)}; at most ${formatBytes(maxBytes)} can be sent. Use a shorter clip or a compressed format such as MP3 or OGG.`
   return null
-}
-
-/** An object URL for a blob, revoked when the blob changes or the component goes away. */
-function useObjectUrl(blob: Blob | null): string | null {
-  const [url, setUrl] = useState<string | null>(null)
-  useEffect(() => {
-    if (!blob) {
-      setUrl(null)
-      return
-    }
-    const next = URL.createObjectURL(blob)
-    setUrl(next)
-    return () => URL.revokeObjectURL(next)
-  }, [blob])
-  return url
 }

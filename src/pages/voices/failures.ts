@@ -1,5 +1,6 @@
 import { CONSENT_MAX_SECONDS, CONSENT_MIN_SECONDS } from '../../../schema/index.ts'
 import { ApiRequestError } from '../../api/client.ts'
+import { explainError, paramOf, serviceWords, VOICE_GONE_TITLE } from '../../api/error-text.ts'
 
 /**
  * What a failed consent or voice request means, in plain words, and what to do next. The service's own message is
@@ -16,11 +17,6 @@ export interface Failure {
 
 export type FailureContext = 'consent' | 'voice' | 'revoke' | 'delete-voice' | 'load' | 'preview'
 
-const BACKEND_DOWN: Failure = {
-  what: 'The studio backend is not answering.',
-  next: 'Check that npm start is still running, then try again.',
-}
-
 const ACTIONS: Record<FailureContext, string> = {
   consent: 'save the consent',
   voice: 'save the voice',
@@ -28,10 +24,6 @@ const ACTIONS: Record<FailureContext, string> = {
   'delete-voice': 'delete the voice',
   load: 'load the list',
   preview: 'preview the voice',
-}
-
-function serviceWords(err: ApiRequestError): string {
-  return err.body ? err.message.trim().replace(/\.?$/, '.') : ''
 }
 
 /** The field a `param` from the service is about, in this form. */
@@ -55,14 +47,14 @@ function fieldOf(param: string | null | undefined, context: FailureContext): Fai
   }
 }
 
-function paramOf(err: ApiRequestError): string | null {
-  const body = err.body
-  if (!body) return null
-  return ('error' in body ? body.error.param : body.param) ?? null
+/** Failures that mean the same on every page (the network, the session, a busy service), in the shared words. */
+function shared(err: unknown): Failure {
+  const { title, action } = explainError(err)
+  return { what: title, next: action }
 }
 
 export function describeFailure(err: unknown, context: FailureContext): Failure {
-  if (err instanceof TypeError) return BACKEND_DOWN
+  if (err instanceof TypeError) return shared(err)
   if (!(err instanceof ApiRequestError)) {
     return {
       what: `Could not ${ACTIONS[context]}: ${(err as Error)?.message ?? 'unknown error'}.`,
@@ -117,7 +109,7 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
       }
     case 'voice_not_found':
       return {
-        what: 'This voice no longer exists: it was deleted, or the consent it depends on was revoked.',
+        what: VOICE_GONE_TITLE,
         next: 'The list has been refreshed. Create the voice again if you still need it.',
       }
     case 'recognition_unavailable':
@@ -127,10 +119,7 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
         field: 'transcript',
       }
     case 'custom_voice_creation_busy':
-      return {
-        what: 'The service is busy creating other voices.',
-        next: 'Wait a little and try again.',
-      }
+      return shared(err)
   }
   if (err.status === 413) {
     return {
@@ -145,16 +134,7 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
       next: 'Consents and saved voices are managed by consent administrators. Ask an administrator if you need this.',
     }
   }
-  if (err.status === 401) {
-    return { what: 'Your session has ended.', next: 'Sign in again, then repeat this.' }
-  }
-  if (err.status === 429 || err.status === 503) {
-    const wait = err.retryAfterSeconds
-    return {
-      what: `The service is busy. ${serviceWords(err)}`.trim(),
-      next: wait === null ? 'Try again in a moment.' : `Try again in ${wait} seconds.`,
-    }
-  }
+  if (err.status === 401 || err.status === 429 || err.status === 503) return shared(err)
   if (err.status === 400 || err.status === 422) {
     const field = fieldOf(param, context)
     return {

@@ -1,7 +1,51 @@
 /**
- * Frame headers of the two raw bitstream formats, MP3 and ADTS (AAC), which have no container to name them: format
- * sniffing and truncation checks both walk them.
+ * Upload formats told from the bytes themselves (spec 4.2: WAV, MP3, OGG, AAC, FLAC, WebM, MP4). A client's file name
+ * or Content-Type says nothing reliable about what was recorded (a `.webm` from one browser, a `.m4a` renamed `.mp3`
+ * by a user). The checks mirror the ones that mediabunny's demuxers make, so that a file accepted here is one they
+ * will open. Shared: the service's decoder refuses what this does not recognise, and the studio checks a clip the
+ * same way before sending it.
  */
+
+export const UPLOAD_FORMATS = ['wav', 'mp3', 'ogg', 'aac', 'flac', 'webm', 'mp4'] as const
+export type UploadFormat = (typeof UPLOAD_FORMATS)[number]
+
+/** How people know each format, for messages. */
+export const UPLOAD_FORMAT_NAMES: Record<UploadFormat, string> = {
+  wav: 'WAV',
+  mp3: 'MP3',
+  ogg: 'OGG',
+  aac: 'AAC',
+  flac: 'FLAC',
+  webm: 'WebM',
+  mp4: 'MP4',
+}
+
+const FORMAT_NAMES = UPLOAD_FORMATS.map((f) => UPLOAD_FORMAT_NAMES[f])
+/** The accepted formats as a sentence lists them: "WAV, MP3, OGG, AAC, FLAC, WebM or MP4". */
+export const UPLOAD_FORMATS_IN_WORDS = `${FORMAT_NAMES.slice(0, -1).join(', ')} or ${FORMAT_NAMES.at(-1)}`
+
+export function sniffFormat(bytes: Uint8Array): UploadFormat | null {
+  const riff = ascii(bytes, 0, 4)
+  if ((riff === 'RIFF' || riff === 'RIFX' || riff === 'RF64') && ascii(bytes, 8, 4) === 'WAVE') return 'wav'
+  if (ascii(bytes, 0, 4) === 'OggS') return 'ogg'
+  if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) return 'webm' // EBML: WebM or Matroska
+  if (ascii(bytes, 4, 4) === 'ftyp') return 'mp4' // ISO BMFF: MP4, M4A, MOV
+
+  // FLAC, ADTS and MP3 may all start with ID3v2 tags.
+  const start = id3v2Length(bytes)
+  if (ascii(bytes, start, 4) === 'fLaC') return 'flac'
+  if (framesStartAt(bytes, start, readAdtsHeader)) return 'aac'
+  if (firstMp3Frame(bytes, start) >= 0) return 'mp3'
+  return null
+}
+
+function ascii(bytes: Uint8Array, offset: number, length: number): string {
+  if (offset + length > bytes.length) return ''
+  return String.fromCharCode(...bytes.subarray(offset, offset + length))
+}
+
+// Frame headers of the two raw bitstream formats, MP3 and ADTS (AAC), which have no container to name them: format
+// sniffing and the decoder's truncation checks both walk them.
 
 export interface FrameHeader {
   /** The whole frame's length in bytes, header included. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sniffFormat } from './decode-sniff.ts'
+import { sniffFormat, UPLOAD_FORMATS_IN_WORDS } from './audio-format.ts'
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0))
 const bytes = (...parts: (number[] | Uint8Array)[]) => Uint8Array.from(parts.flatMap((p) => Array.from(p)))
@@ -75,5 +75,11 @@ describe('sniffFormat', () => {
     ['a PNG', bytes([0x89], ascii('PNG'), [0x0d, 0x0a, 0x1a, 0x0a], zeros(30))],
   ])('returns null for %s', (_, data) => {
     expect(sniffFormat(data)).toBeNull()
+  })
+})
+
+describe('UPLOAD_FORMATS_IN_WORDS', () => {
+  it('lists the accepted formats as spec 4.2 names them', () => {
+    expect(UPLOAD_FORMATS_IN_WORDS).toBe('WAV, MP3, OGG, AAC, FLAC, WebM or MP4')
   })
 })

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench:studio`: the script page in Chromium against the real backend and local speech service.
+ *
+ * - Time from pressing Play to the first audible sample leaving the worklet, p50/p95 over RUNS plays of a short line
+ *   and of a marked-up line (350 ms prebuffer instead of 200 ms).
+ * - Underruns over 20 plays of the short line while 2 other streams run (another organization's, so the studio's own
+ *   two generation slots stay free), with the time to first audio under that load beside the idle figure.
+ * - The page's initial JavaScript, gzipped, against the 200 KB budget for the first page a user opens.
+ */
+import { execFileSync } from 'node:child_process'
+import { resolve } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import type { Page } from '@playwright/test'
+import { launchBenchBrowser } from './browser.ts'
+import { startBenchStack } from './stack.ts'
+import { percentile } from './stats.ts'
+
+const RUNS = Number(process.env.RUNS ?? 10)
+const LOADED_PLAYS = 20
+const BUDGET_KB = 200
+const SHORT_LINE = 'Welcome back to the studio.'
+const MARKED_LINE = '[joyful] That is (((wonderful))) news! <laugh>'
+const LOAD_TEXT = 'Another organization keeps the engine busy with a long paragraph of speech. '.repeat(40)
+
+execFileSync('node', ['scripts/build-if-needed.mjs'], { stdio: 'inherit' })
+const stack = await startBenchStack({ staticDir: resolve('dist') })
+
+const browser = await launchBenchBrowser()
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+
+// Every script the page loads before it is ready for input is its initial JavaScript.
+const scripts = new Map<string, Promise<number>>()
+page.on('response', (response) => {
+  const url = response.url()
+  if (url.endsWith('.js') && !scripts.has(url))
+    scripts.set(
+      url,
+      response.body().then((body) => gzipSync(body, { level: 9 }).length),
+    )
+})
+await page.goto(`${stack.studioUrl}/script`)
+const editor = page.getByRole('textbox', { name: 'Script', exact: true })
+await editor.waitFor()
+const initial = await Promise.all(
+  [...scripts.entries()].map(async ([url, size]) => ({ url, gzip: await size })),
+)
+page.removeAllListeners('response')
+
+await page.getByRole('button', { name: 'New script' }).click()
+await editor.fill(`${SHORT_LINE}\n${MARKED_LINE}`)
+const transport = page.getByRole('group', { name: 'Preview' })
+
+interface Play {
+  ttfaMs: number
+  underruns: number
+}
+
+/** Plays line `line` (1-based) once and reads the player's counters when it has finished. */
+async function playLine(p: Page, line: number): Promise<Play> {
+  await editor.press('Control+Home')
+  for (let i = 1; i < line; i++) await editor.press('ArrowDown')
+  await transport.getByRole('button', { name: `Play line ${line}` }).click()
+  const status = p.getByTestId('playback-status')
+  await status.filter({ hasText: /Finished|wrong|broke/ }).waitFor({ timeout: 120_000 })
+  const text = (await status.textContent()) ?? ''
+  if (!/Finished/.test(text)) throw new Error(`line ${line} did not finish: ${text}`)
+  const stats = JSON.parse((await p.locator('[data-stats]').getAttribute('data-stats')) ?? 'null') as {
+    underruns: number
+  }
+  const ttfa = Number(/\d+/.exec((await p.getByTestId('ttfa').textContent()) ?? '')?.[0])
+  return { ttfaMs: ttfa, underruns: stats.underruns }
+}
+
+// One warm-up play loads the worklet and the engine's workers.
+await playLine(page, 1)
+const short: Play[] = []
+const marked: Play[] = []
+for (let i = 0; i < RUNS; i++) {
+  short.push(await playLine(page, 1))
+  marked.push(await playLine(page, 2))
+}
+
+// Two other streams, restarted as they end, for as long as the loaded plays last.
+const otherKey = stack.otherOrganizationKey('bench-load')
+let loading = true
+const loadStreams = [0, 1].map(async () => {
+  while (loading) {
+    const res = await fetch(`${stack.speechUrl}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${otherKey}` },
+      body: JSON.stringify({ model: 'svc-tts-2-latest', input: LOAD_TEXT, response_format: 'pcm' }),
+    })
+    await res.arrayBuffer()
+  }
+})
+const loaded: Play[] = []
+for (let i = 0; i < LOADED_PLAYS; i++) loaded.push(await playLine(page, 1))
+loading = false
+await Promise.all(loadStreams)
+
+await browser.close()
+await stack.close()
+
+const ms = (plays: Play[], p: number) =>
+  `${percentile(
+    plays.map((x) => x.ttfaMs),
+    p,
+  ).toFixed(0)} ms`
+const total = (plays: Play[]) => plays.reduce((n, x) => n + x.underruns, 0)
+const withUnderrun = (plays: Play[]) => plays.filter((x) => x.underruns > 0).length
+const initialKb = initial.reduce((n, s) => n + s.gzip, 0) / 1024
+
+console.log(`\nScript page, Chromium, real backend and local service (RUNS=${RUNS})\n`)
+console.log('Play → first audible sample     p50        p95        underruns')
+console.log(
+  `short line (200 ms buffer)      ${ms(short, 50).padEnd(10)} ${ms(short, 95).padEnd(10)} ${total(short)}`,
+)
+console.log(
+  `marked-up line (350 ms buffer)  ${ms(marked, 50).padEnd(10)} ${ms(marked, 95).padEnd(10)} ${total(marked)}`,
+)
+console.log(
+  `short line, 2 other streams     ${ms(loaded, 50).padEnd(10)} ${ms(loaded, 95).padEnd(10)} ${total(loaded)}`,
+)
+console.log(
+  `\nUnder load: ${total(loaded)} underruns in ${LOADED_PLAYS} plays (${withUnderrun(loaded)} plays with any); ` +
+    `p50 time to first audio ${(
+      percentile(
+        loaded.map((x) => x.ttfaMs),
+        50,
+      ) /
+        percentile(
+          short.map((x) => x.ttfaMs),
+          50,
+        )
+    ).toFixed(2)}× idle.`,
+)
+console.log(`\nInitial JavaScript of /script (gzip): ${initialKb.toFixed(1)} KB of a ${BUDGET_KB} KB budget`)
+for (const s of initial.sort((a, b) => b.gzip - a.gzip))
+  console.log(`  ${(s.gzip / 1024).toFixed(1).padStart(6)} KB  ${new URL(s.url).pathname}`)

@@ -1,0 +1,449 @@
+import {
+  type KeyboardEvent,
+  memo,
+  type RefObject,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react'
+import {
+  EMOTION_TAGS,
+  isSecondGen,
+  MAX_SCRIPT_CHARS,
+  type ModelId,
+  RECOMMENDED_SCRIPT_CHARS,
+  type ScriptLine,
+  SECOND_GEN_MODEL,
+  SOUND_TAGS,
+  scriptCharacters,
+} from '../../../schema/index.ts'
+import { linesToText, reconcileLines } from './line-ids.ts'
+import { insertTag, type TextEdit, toggleEmphasis } from './markup-insert.ts'
+import { highlightLine, lintScript, type MarkupIssue, type Severity } from './markup-lint.ts'
+import './editor.css'
+
+export interface ScriptEditorProps {
+  lines: ScriptLine[]
+  onChange(lines: ScriptLine[]): void
+  model: ModelId
+  activeLineId: string | null
+  /** The line holding the caret, whenever that changes. */
+  onCaretLine?(lineId: string): void
+  /** The selected text, '' when nothing is selected. */
+  onSelectionChange?(selected: string): void
+  /** Keyboard shortcut: play the caret's line. */
+  onPlayLine?(lineId: string): void
+}
+
+const SEVERITY_WORD: Record<Severity, string> = { error: 'Problem', warning: 'Warning', info: 'Hint' }
+const SEVERITY_RANK: Record<Severity, number> = { info: 1, warning: 2, error: 3 }
+/** The list stays readable (and cheap to announce) however broken a pasted script is. */
+const MAX_LISTED_ISSUES = 50
+const NO_ISSUES: readonly MarkupIssue[] = []
+const PALETTE_TAGS = [...EMOTION_TAGS.map((t) => `[${t}]`), ...SOUND_TAGS.map((t) => `<${t}>`)]
+
+const count = (n: number) => n.toLocaleString('en')
+
+function lineIndexAt(text: string, offset: number): number {
+  let index = 0
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) index++
+  return index
+}
+
+function lineStart(lines: readonly ScriptLine[], index: number): number {
+  let offset = 0
+  for (let i = 0; i < index; i++) offset += (lines[i]?.text.length ?? 0) + 1
+  return offset
+}
+
+function lengthNote(characters: number): string {
+  const { min, max } = RECOMMENDED_SCRIPT_CHARS
+  const range = `the recommended ${count(min)} to ${count(max)} characters`
+  if (characters >= MAX_SCRIPT_CHARS)
+    return `The script is at its limit of ${count(MAX_SCRIPT_CHARS)} characters: nothing more can be added.`
+  if (characters > max)
+    return `Longer than ${range}. It still plays, up to ${count(MAX_SCRIPT_CHARS)} characters.`
+  if (characters > 0 && characters < min) return `Shorter than ${range}.`
+  return ''
+}
+
+export function ScriptEditor({
+  lines,
+  onChange,
+  model,
+  activeLineId,
+  onCaretLine,
+  onSelectionChange,
+  onPlayLine,
+}: ScriptEditorProps) {
+  const id = useId()
+  const textareaRef = useRef<HTMLTextAreaElement>(null)
+  const mirrorRef = useRef<HTMLDivElement>(null)
+  const paletteRef = useRef<HTMLDivElement>(null)
+  const text = useMemo(() => linesToText(lines), [lines])
+  const issues = useMemo(() => lintScript(lines, model), [lines, model])
+  const issuesByLine = useMemo(() => {
+    const byLine = new Map<string, MarkupIssue[]>()
+    for (const issue of issues) {
+      const line = byLine.get(issue.lineId)
+      if (line) line.push(issue)
+      else byLine.set(issue.lineId, [issue])
+    }
+    return byLine
+  }, [issues])
+  const characters = scriptCharacters(lines)
+  const [caretLine, setCaretLine] = useState<number | null>(null)
+  const [refused, setRefused] = useState(false)
+  const pendingSelection = useRef<TextEdit | null>(null)
+  const reported = useRef({ lineId: '', selected: '' })
+
+  const syncCaret = () => {
+    const ta = textareaRef.current
+    if (!ta) return
+    setCaretLine(lineIndexAt(ta.value, ta.selectionStart))
+    const selected = ta.value.slice(ta.selectionStart, ta.selectionEnd)
+    if (selected !== reported.current.selected) {
+      reported.current.selected = selected
+      onSelectionChange?.(selected)
+    }
+  }
+
+  const caretLineId = caretLine === null ? null : (lines[Math.min(caretLine, lines.length - 1)]?.id ?? null)
+  useEffect(() => {
+    if (caretLineId === null || caretLineId === reported.current.lineId) return
+    reported.current.lineId = caretLineId
+    onCaretLine?.(caretLineId)
+  }, [caretLineId, onCaretLine])
+
+  const syncScroll = () => {
+    const ta = textareaRef.current
+    const mirror = mirrorRef.current
+    if (!ta || !mirror) return
+    mirror.scrollTop = ta.scrollTop
+    mirror.scrollLeft = ta.scrollLeft
+  }
+
+  /** Scrolls the textarea to a line that is out of view; the mirror knows where each line is drawn. */
+  const revealLine = (lineId: string) => {
+    const ta = textareaRef.current
+    const row = mirrorRef.current?.querySelector<HTMLElement>(`[data-line-id="${lineId}"]`)
+    if (!ta || !row) return
+    if (row.offsetTop < ta.scrollTop || row.offsetTop + row.offsetHeight > ta.scrollTop + ta.clientHeight)
+      ta.scrollTop = Math.max(0, row.offsetTop - ta.clientHeight / 3)
+    syncScroll()
+  }
+
+  // Every edit re-renders the mirror, and a programmatic edit then puts the selection where it belongs.
+  useLayoutEffect(() => {
+    const ta = textareaRef.current
+    const pending = pendingSelection.current
+    if (ta && pending && ta.value === pending.text) {
+      pendingSelection.current = null
+      ta.focus()
+      ta.setSelectionRange(pending.selectionStart, pending.selectionEnd)
+      syncCaret()
+    }
+    syncScroll()
+  })
+
+  // While the designer types, the view stays where they are; otherwise it follows the spoken line.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs only when the spoken line changes
+  useEffect(() => {
+    if (activeLineId && document.activeElement !== textareaRef.current) revealLine(activeLineId)
+  }, [activeLineId])
+
+  const applyEdit = (edit: TextEdit) => {
+    if (edit.text.length > MAX_SCRIPT_CHARS) {
+      setRefused(true)
+      return
+    }
+    setRefused(false)
+    pendingSelection.current = edit
+    onChange(reconcileLines(lines, edit.text))
+  }
+
+  const selection = () => {
+    const ta = textareaRef.current
+    return { start: ta?.selectionStart ?? text.length, end: ta?.selectionEnd ?? text.length }
+  }
+
+  const insert = (tag: string) => applyEdit(insertTag(text, selection().start, tag))
+  const emphasize = () => {
+    const { start, end } = selection()
+    applyEdit(toggleEmphasis(text, start, end))
+  }
+
+  const focusPalette = () =>
+    paletteRef.current?.querySelector<HTMLButtonElement>('button[tabindex="0"]')?.focus()
+
+  const onEditorKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    const mod = e.ctrlKey || e.metaKey
+    if (e.altKey && e.shiftKey && !mod && (e.code === 'KeyM' || e.key.toLowerCase() === 'm')) {
+      e.preventDefault()
+      focusPalette()
+    }
+  }
+
+  const onTextareaKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    const mod = e.ctrlKey || e.metaKey
+    if (mod && !e.shiftKey && !e.altKey && e.key === 'Enter') {
+      e.preventDefault()
+      const line = lines[lineIndexAt(text, e.currentTarget.selectionStart)]
+      if (line) onPlayLine?.(line.id)
+    } else if (mod && e.shiftKey && !e.altKey && (e.code === 'KeyE' || e.key.toLowerCase() === 'e')) {
+      e.preventDefault()
+      emphasize()
+    }
+  }
+
+  const showIssue = (issue: MarkupIssue) => {
+    const ta = textareaRef.current
+    if (!ta) return
+    const offset = lineStart(lines, issue.lineIndex)
+    ta.focus()
+    ta.setSelectionRange(offset + issue.start, offset + issue.end)
+    syncCaret()
+    revealLine(issue.lineId)
+  }
+
+  const note = refused
+    ? `That would take the script past its limit of ${count(MAX_SCRIPT_CHARS)} characters, so nothing was added.`
+    : lengthNote(characters)
+  const legacy = !isSecondGen(model)
+  const taId = `${id}-script`
+  const helpId = `${id}-help`
+  const countId = `${id}-count`
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: catches Alt+Shift+M anywhere in the editor; the key is declared on the toolbar
+    <div className="script-editor" onKeyDown={onEditorKeyDown}>
+      <MarkupPalette
+        paletteRef={paletteRef}
+        controls={taId}
+        onTag={insert}
+        onEmphasis={emphasize}
+        onLeave={() => textareaRef.current?.focus()}
+      />
+      {legacy && (
+        <p className="script-editor-legacy">
+          {model} reads markup aloud: tags and emphasis act only with {SECOND_GEN_MODEL}.
+        </p>
+      )}
+      <label htmlFor={taId} className="script-editor-label">
+        Script
+      </label>
+      <div className="script-editor-field">
+        <div className="script-editor-mirror" ref={mirrorRef} aria-hidden="true">
+          {lines.map((line, index) => (
+            <MirrorLine
+              key={line.id}
+              id={line.id}
+              text={line.text}
+              model={model}
+              issues={issuesByLine.get(line.id) ?? NO_ISSUES}
+              active={line.id === activeLineId}
+              caret={index === caretLine}
+            />
+          ))}
+        </div>
+        <textarea
+          id={taId}
+          ref={textareaRef}
+          value={text}
+          maxLength={MAX_SCRIPT_CHARS}
+          rows={16}
+          aria-describedby={`${helpId} ${countId}`}
+          aria-keyshortcuts="Control+Enter Meta+Enter Control+Shift+E Alt+Shift+M"
+          onChange={(e) => {
+            if (e.target.value.length > MAX_SCRIPT_CHARS) return
+            setRefused(false)
+            onChange(reconcileLines(lines, e.target.value))
+            syncCaret()
+          }}
+          onSelect={syncCaret}
+          onFocus={syncCaret}
+          onScroll={syncScroll}
+          onKeyDown={onTextareaKeyDown}
+        />
+      </div>
+      <div className="script-editor-under">
+        <p id={countId} className="script-editor-count">
+          {count(characters)} / {count(MAX_SCRIPT_CHARS)} characters
+        </p>
+        <p className="script-editor-note" role="status">
+          {note}
+        </p>
+      </div>
+      <p id={helpId} className="script-editor-help">
+        Keys: Ctrl+Enter plays the line with the caret. Ctrl+Shift+E stresses the selected words (emphasis),
+        or removes it again. Alt+Shift+M moves to the markup buttons; arrow keys move between them, Escape
+        returns to the script.
+      </p>
+      <IssueList issues={issues} onShow={showIssue} />
+    </div>
+  )
+}
+
+interface MarkupPaletteProps {
+  paletteRef: RefObject<HTMLDivElement | null>
+  controls: string
+  onTag(tag: string): void
+  onEmphasis(): void
+  onLeave(): void
+}
+
+/** One tab stop for all the buttons; arrow keys move within (the ARIA toolbar pattern). */
+function MarkupPalette({ paletteRef, controls, onTag, onEmphasis, onLeave }: MarkupPaletteProps) {
+  const [current, setCurrent] = useState(0)
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const buttons = [...(paletteRef.current?.querySelectorAll('button') ?? [])]
+    const at = buttons.indexOf(e.target as HTMLButtonElement)
+    const moves: Record<string, number> = {
+      ArrowRight: (at + 1) % buttons.length,
+      ArrowLeft: (at - 1 + buttons.length) % buttons.length,
+      Home: 0,
+      End: buttons.length - 1,
+    }
+    if (e.key === 'Escape') {
+      e.preventDefault()
+      onLeave()
+      return
+    }
+    const next = moves[e.key]
+    if (at === -1 || next === undefined) return
+    e.preventDefault()
+    buttons[next]?.focus()
+  }
+  const button = (index: number, label: string, onClick: () => void, shortcut?: string) => (
+    <button
+      key={label}
+      type="button"
+      tabIndex={index === current ? 0 : -1}
+      aria-keyshortcuts={shortcut}
+      onFocus={() => setCurrent(index)}
+      onClick={onClick}
+    >
+      {label}
+    </button>
+  )
+  return (
+    <div
+      className="script-editor-palette"
+      role="toolbar"
+      aria-label="Insert markup"
+      aria-controls={controls}
+      aria-keyshortcuts="Alt+Shift+M"
+      ref={paletteRef}
+      onKeyDown={onKeyDown}
+    >
+      <fieldset className="script-editor-emotions">
+        <legend>Emotions, before the sentence they colour</legend>
+        {PALETTE_TAGS.slice(0, EMOTION_TAGS.length).map((tag, i) => button(i, tag, () => onTag(tag)))}
+      </fieldset>
+      <fieldset className="script-editor-sounds">
+        <legend>Sounds, where they occur</legend>
+        {PALETTE_TAGS.slice(EMOTION_TAGS.length).map((tag, i) =>
+          button(EMOTION_TAGS.length + i, tag, () => onTag(tag)),
+        )}
+      </fieldset>
+      {button(PALETTE_TAGS.length, 'Emphasis', onEmphasis, 'Control+Shift+E')}
+    </div>
+  )
+}
+
+interface MirrorLineProps {
+  id: string
+  text: string
+  model: ModelId
+  issues: readonly MarkupIssue[]
+  active: boolean
+  caret: boolean
+}
+
+const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
+  a.length === b.length &&
+  a.every((x, i) => x.start === b[i]?.start && x.end === b[i]?.end && x.severity === b[i]?.severity)
+
+/** One line of the highlight layer: the segments' colours, with each issue's range underlined. */
+const MirrorLine = memo(
+  function MirrorLine({ id, text, model, issues, active, caret }: MirrorLineProps) {
+    const pieces: { text: string; className: string }[] = []
+    let offset = 0
+    for (const segment of highlightLine(text, model)) {
+      const end = offset + segment.text.length
+      const cuts = new Set([offset, end])
+      for (const issue of issues)
+        for (const at of [issue.start, issue.end]) if (at > offset && at < end) cuts.add(at)
+      const points = [...cuts].sort((a, b) => a - b)
+      for (let i = 0; i + 1 < points.length; i++) {
+        const [from = 0, to = 0] = [points[i], points[i + 1]]
+        const worst = issues
+          .filter((issue) => issue.start < to && issue.end > from)
+          .reduce<Severity | null>(
+            (w, issue) => (w && SEVERITY_RANK[w] >= SEVERITY_RANK[issue.severity] ? w : issue.severity),
+            null,
+          )
+        const classes = [segment.kind === 'text' ? '' : `mk-${segment.kind}`, worst ? `issue-${worst}` : '']
+        pieces.push({ text: text.slice(from, to), className: classes.filter(Boolean).join(' ') })
+      }
+      offset = end
+    }
+    const className = ['line', active && 'is-active', caret && 'is-caret'].filter(Boolean).join(' ')
+    return (
+      <div className={className} data-line-id={id}>
+        {pieces.length === 0 ? (
+          <br />
+        ) : (
+          pieces.map((piece, i) =>
+            piece.className ? (
+              // biome-ignore lint/suspicious/noArrayIndexKey: pieces are positional and rebuilt with their line
+              <span key={i} className={piece.className}>
+                {piece.text}
+              </span>
+            ) : (
+              piece.text
+            ),
+          )
+        )}
+      </div>
+    )
+  },
+  (a, b) =>
+    a.id === b.id &&
+    a.text === b.text &&
+    a.model === b.model &&
+    a.active === b.active &&
+    a.caret === b.caret &&
+    sameIssues(a.issues, b.issues),
+)
+
+function IssueList({ issues, onShow }: { issues: readonly MarkupIssue[]; onShow(issue: MarkupIssue): void }) {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES)
+  return (
+    <div className="script-editor-issues" aria-live="polite">
+      <p className="script-editor-issues-summary">
+        {issues.length === 0
+          ? 'Markup looks right.'
+          : `Markup: ${issues.length} ${issues.length === 1 ? 'note' : 'notes'}.`}
+      </p>
+      {listed.length > 0 && (
+        <ul>
+          {listed.map((issue) => (
+            <li key={`${issue.lineId}:${issue.start}:${issue.end}:${issue.message}`}>
+              <button type="button" className={`issue-${issue.severity}`} onClick={() => onShow(issue)}>
+                <span className="script-editor-issue-where">
+                  Line {issue.lineIndex + 1} · {SEVERITY_WORD[issue.severity]}:
+                </span>{' '}
+                {issue.message}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {issues.length > listed.length && <p>…and {issues.length - listed.length} more.</p>}
+    </div>
+  )
+}

@@ -1,0 +1,224 @@
+// @vitest-environment jsdom
+import { act, cleanup, render, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { RESPONSE_FORMATS } from '../../../schema/index.ts'
+import { type FakeAudioContext, fakeContext } from '../../audio/fake-audio-context.ts'
+import { TakePlayer } from '../../audio/take-player.ts'
+import { downloadChosen, TakeList } from './TakeList.tsx'
+import { type Take, useTakes } from './takes-store.ts'
+
+const LINE = 'ln_line0001'
+const REQUEST = { model: 'svc-tts-2-latest', voice: 'alloy', stream: true } as const
+
+/** A take of the line: `ms` of audio counting up from `from`, finished with `status`. */
+function addTake(ms: number, status: 'complete' | 'incomplete' = 'complete', from = 1): Take {
+  const s = useTakes.getState()
+  const id = s.begin(LINE, 'Hello there.', REQUEST)
+  s.append(
+    id,
+    Int16Array.from({ length: ms * 24 }, (_, i) => from + i),
+  )
+  s.finish(id, status, 150)
+  return useTakes.getState().takes.find((t) => t.id === id) as Take
+}
+
+let fake: FakeAudioContext
+let player: TakePlayer
+const describeRequest = (r: Take['request']) => `voice ${String(r.voice)}`
+
+function renderList(onRetry = vi.fn()) {
+  render(
+    <TakeList
+      lineId={LINE}
+      lineLabel="Line 1"
+      describe={describeRequest}
+      onRetry={onRetry}
+      player={player}
+    />,
+  )
+  return { onRetry, list: screen.getByRole('region', { name: 'Takes of Line 1' }) }
+}
+
+const rows = () => screen.getAllByRole('listitem')
+
+interface Saved {
+  blob: Blob
+  name: string
+}
+/** Files the page saved: jsdom has no object URLs and no downloads, so both are caught here. */
+let saved: Saved[] = []
+let lastBlob: Blob | null = null
+const catchDownload = (e: MouseEvent) => {
+  if (e.target instanceof HTMLAnchorElement && lastBlob) {
+    e.preventDefault()
+    saved.push({ blob: lastBlob, name: e.target.download })
+  }
+}
+
+beforeEach(() => {
+  saved = []
+  URL.createObjectURL = vi.fn((blob: Blob) => {
+    lastBlob = blob
+    return 'blob:take'
+  })
+  URL.revokeObjectURL = vi.fn()
+  document.addEventListener('click', catchDownload, true)
+  useTakes.setState({ takes: [], dropped: {} })
+  const ctx = fakeContext()
+  fake = ctx.fake
+  player = new TakePlayer(ctx.make)
+})
+afterEach(() => {
+  cleanup()
+  document.removeEventListener('click', catchDownload, true)
+})
+
+describe('TakeList', () => {
+  it('lists the takes newest first with duration, status, settings and a retry for incomplete ones', async () => {
+    const first = addTake(1200)
+    const broken = addTake(300, 'incomplete')
+    const { onRetry } = renderList()
+    const [newest, oldest] = rows()
+    expect(within(newest as HTMLElement).getByText('Take 2')).toBeTruthy()
+    expect(within(newest as HTMLElement).getByText('Incomplete')).toBeTruthy()
+    expect(within(newest as HTMLElement).getByText('0.3 s')).toBeTruthy()
+    expect(within(oldest as HTMLElement).getByText('Take 1')).toBeTruthy()
+    expect(within(oldest as HTMLElement).getByText('1.2 s')).toBeTruthy()
+    expect(within(oldest as HTMLElement).getByText('Complete')).toBeTruthy()
+    expect(within(oldest as HTMLElement).getByText('voice alloy')).toBeTruthy()
+    expect(within(oldest as HTMLElement).queryByRole('button', { name: 'Retry as new take' })).toBeNull()
+    expect(
+      within(oldest as HTMLElement)
+        .getByRole('time')
+        .getAttribute('datetime'),
+    ).toBe(new Date(first.createdAt).toISOString())
+    await userEvent.click(within(newest as HTMLElement).getByRole('button', { name: 'Retry as new take' }))
+    expect(onRetry).toHaveBeenCalledWith(expect.objectContaining({ id: broken.id, status: 'incomplete' }))
+  })
+
+  it('stars one take per line, never an incomplete one', async () => {
+    addTake(100)
+    addTake(100)
+    addTake(100, 'incomplete')
+    renderList()
+    const star = (n: number) => screen.getByRole('button', { name: `Star take ${n}` })
+    expect(star(3).hasAttribute('disabled')).toBe(true)
+    await userEvent.click(star(1))
+    expect(star(1).getAttribute('aria-pressed')).toBe('true')
+    await userEvent.click(star(2))
+    expect(star(2).getAttribute('aria-pressed')).toBe('true')
+    expect(star(1).getAttribute('aria-pressed')).toBe('false')
+    expect(
+      useTakes
+        .getState()
+        .chosenTakes([LINE])
+        .map((t) => t.durationMs),
+    ).toEqual([100])
+    await userEvent.click(star(2))
+    expect(useTakes.getState().chosenTakes([LINE])).toEqual([])
+  })
+
+  it('deletes a take and says so', async () => {
+    const keep = addTake(100)
+    addTake(200)
+    renderList()
+    await userEvent.click(screen.getByRole('button', { name: 'Delete take 2' }))
+    expect(rows()).toHaveLength(1)
+    expect(useTakes.getState().takes.map((t) => t.id)).toEqual([keep.id])
+    expect(screen.getByRole('status').textContent).toBe('Deleted take 2.')
+  })
+
+  it('replays a take with a position bar and pauses it', async () => {
+    addTake(2000)
+    renderList()
+    await userEvent.click(screen.getByRole('button', { name: 'Play take 1' }))
+    expect(fake.playing).toHaveLength(1)
+    const bar = screen.getByRole('slider', { name: 'Position in take 1' })
+    expect(bar.getAttribute('max')).toBe('2')
+    act(() => fake.advance(0.5))
+    await userEvent.click(screen.getByRole('button', { name: 'Pause take 1' }))
+    expect(bar.getAttribute('aria-valuetext')).toBe('0.5 s of 2.0 s')
+    expect(screen.getByRole('button', { name: 'Play take 1' })).toBeTruthy()
+  })
+
+  it('compares two takes A/B by buttons and by the A and B keys, at the same position', async () => {
+    addTake(2000, 'complete', 1)
+    addTake(2000, 'complete', 9)
+    addTake(2000, 'complete', 17)
+    renderList()
+    expect(screen.queryByRole('group')).toBeNull()
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Compare take 1' }))
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Compare take 3' }))
+    const ab = screen.getByRole('group', { name: /A\/B: take 1 \(A\) and take 3 \(B\)/ })
+    const a = within(ab).getByRole('button', { name: 'A: take 1' })
+    const b = within(ab).getByRole('button', { name: 'B: take 3' })
+    expect(a.getAttribute('aria-pressed')).toBe('true')
+    expect(b.getAttribute('aria-pressed')).toBe('false')
+
+    await userEvent.click(within(ab).getByRole('button', { name: 'Play' }))
+    act(() => fake.advance(0.7))
+    a.focus()
+    await userEvent.keyboard('b')
+    expect(b.getAttribute('aria-pressed')).toBe('true')
+    expect(a.getAttribute('aria-pressed')).toBe('false')
+    const heard = fake.playing.filter((s) => s.stopAt === null)
+    expect(heard).toHaveLength(1)
+    // Take 3's samples start at 17: the buffer now playing is B's, from the same moment.
+    expect(heard[0]?.buffer?.getChannelData()[0]).toBeCloseTo(17 / 32768)
+    expect(heard[0]?.offset).toBeCloseTo(0.7)
+    await userEvent.click(a)
+    expect(a.getAttribute('aria-pressed')).toBe('true')
+    expect(player.state.compare).toEqual(expect.objectContaining({ side: 'a' }))
+
+    // Picking a third take replaces the first one picked.
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Compare take 2' }))
+    expect(screen.getByRole('group', { name: /take 3 \(A\) and take 2 \(B\)/ })).toBeTruthy()
+    await userEvent.click(screen.getByRole('button', { name: 'End comparison' }))
+    expect(screen.queryByRole('group')).toBeNull()
+    expect(player.state.compare).toBeNull()
+  })
+
+  it('offers the six formats and downloads a take encoded in the chosen one', async () => {
+    const take = addTake(100)
+    renderList()
+    const select = screen.getByRole('combobox', { name: 'Download format' }) as HTMLSelectElement
+    expect(Array.from(select.options, (o) => o.value)).toEqual([...RESPONSE_FORMATS])
+
+    await userEvent.selectOptions(select, 'pcm')
+    await userEvent.click(screen.getByRole('button', { name: /^Download take 1 as PCM/ }))
+    await vi.waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.name).toBe('line-1-take-1.pcm')
+    expect(new Int16Array(await (saved[0] as Saved).blob.arrayBuffer())).toEqual(take.pcm)
+
+    await userEvent.selectOptions(select, 'wav')
+    await userEvent.click(screen.getByRole('button', { name: /^Download take 1 as WAV/ }))
+    await vi.waitFor(() => expect(saved).toHaveLength(2))
+    const wav = saved[1] as Saved
+    expect(wav.name).toBe('line-1-take-1.wav')
+    expect(wav.blob.type).toBe('audio/wav')
+    expect(wav.blob.size).toBe(44 + take.pcm.byteLength)
+    expect(screen.getByRole('status').textContent).toBe('Saved line-1-take-1.wav.')
+  })
+
+  it('says when older takes of the line were dropped to save memory', () => {
+    addTake(100)
+    useTakes.setState({ dropped: { [LINE]: 2 } })
+    renderList()
+    expect(screen.getByText(/The 2 oldest takes of this line were removed/)).toBeTruthy()
+    expect(screen.getByText('Take 3')).toBeTruthy()
+  })
+})
+
+describe('downloadChosen', () => {
+  it('saves the chosen takes in line order with 300 ms between them, as one file', async () => {
+    const a = { pcm: new Int16Array([1, 2]) }
+    const b = { pcm: new Int16Array([3]) }
+    await downloadChosen([a, b] as Take[], 'pcm', 'My script')
+    expect(saved.map((f) => f.name)).toEqual(['My script.pcm'])
+    const samples = new Int16Array(await (saved[0] as Saved).blob.arrayBuffer())
+    expect(samples.length).toBe(3 + 300 * 24)
+    expect([samples[0], samples[1], samples[2], samples.at(-1)]).toEqual([1, 2, 0, 3])
+    await expect(downloadChosen([], 'wav', 'x')).rejects.toThrow(/Star a take/)
+  })
+})

@@ -1,0 +1,365 @@
+import { type KeyboardEvent, useMemo, useState } from 'react'
+import {
+  DEFAULT_MODEL,
+  RESPONSE_FORMATS,
+  type ResponseFormat,
+  type SpeechRequest,
+} from '../../../schema/index.ts'
+import { encodePcm, fileNameFor } from '../../audio/encode-browser.ts'
+import { type Side, sharedTakePlayer, type TakePlayer, useTakePlayer } from '../../audio/take-player.ts'
+import { saveBlob } from '../../components/saveBlob.ts'
+import { describeSettings } from './settings.ts'
+import { joinTakes, MAX_TAKES_AUDIO_MS, type Take, takesOfLine, useTakes } from './takes-store.ts'
+import './takes.css'
+
+/** One line's takes: replay, star the chosen one, compare two A/B, download in any of the six formats. */
+
+export const FORMAT_LABELS: Record<ResponseFormat, string> = {
+  mp3: 'MP3',
+  wav: 'WAV (24 kHz, 16-bit)',
+  flac: 'FLAC (lossless)',
+  aac: 'AAC (ADTS)',
+  opus: 'Opus (Ogg)',
+  pcm: 'PCM (raw 16-bit little-endian, 24 kHz)',
+}
+
+/** The take's settings in the words of the settings form ("svc-tts-2-latest · eleanor… · expressive"). */
+export function describeRequest(request: Omit<SpeechRequest, 'input'>): string {
+  const { voice } = request
+  return describeSettings({
+    model: request.model ?? DEFAULT_MODEL,
+    voice: typeof voice === 'string' ? voice : voice && 'id' in voice ? voice.id : 'reference clip',
+    speed: request.speed,
+    mode: request.mode,
+    temperature: request.temperature ?? undefined,
+    top_p: request.top_p ?? undefined,
+    top_k: request.top_k ?? undefined,
+    min_p: request.min_p ?? undefined,
+    max_new_tokens: request.max_new_tokens ?? undefined,
+  })
+}
+
+/** The script's chosen takes, in line order with a short silence between lines, as one file. */
+export async function downloadChosen(
+  takes: readonly Take[],
+  format: ResponseFormat,
+  fileName: string,
+): Promise<void> {
+  if (takes.length === 0) throw new Error('Star a take of at least one line first.')
+  saveBlob(await encodePcm(joinTakes(takes), format), fileNameFor(fileName, format))
+}
+
+const seconds = (s: number) => `${s.toFixed(1)} s`
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+
+const STATUS_TEXT: Record<Take['status'], string> = {
+  recording: 'Recording…',
+  complete: 'Complete',
+  incomplete: 'Incomplete',
+}
+
+/** A labelled choice of the six response formats (spec 2.6). */
+export function FormatSelect({
+  label,
+  value,
+  onChange,
+}: {
+  label: string
+  value: ResponseFormat
+  onChange: (format: ResponseFormat) => void
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value as ResponseFormat)}>
+        {RESPONSE_FORMATS.map((f) => (
+          <option key={f} value={f}>
+            {FORMAT_LABELS[f]}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+export interface TakeListProps {
+  lineId: string
+  /** How the line is named to assistive technology and in file names, e.g. "Line 3". */
+  lineLabel: string
+  /** A short summary of a take's settings; the settings form's wording by default. */
+  describe?: (request: Omit<SpeechRequest, 'input'>) => string
+  /** Offered on incomplete takes: generate the line again as a new take. */
+  onRetry?: (take: Take) => void
+  /** The page's shared player by default. */
+  player?: TakePlayer
+}
+
+export function TakeList({
+  lineId,
+  lineLabel,
+  describe = describeRequest,
+  onRetry,
+  player = sharedTakePlayer(),
+}: TakeListProps) {
+  const all = useTakes((s) => s.takes)
+  const dropped = useTakes((s) => s.dropped[lineId] ?? 0)
+  const { star, remove } = useTakes.getState()
+  const takes = useMemo(() => takesOfLine(all, lineId), [all, lineId])
+  const playback = useTakePlayer(player)
+  const [format, setFormat] = useState<ResponseFormat>('wav')
+  const [encoding, setEncoding] = useState<string | null>(null)
+  const [message, setMessage] = useState('')
+  /** Ids picked for A/B, in the order picked; at most two. */
+  const [picked, setPicked] = useState<string[]>([])
+
+  /** Takes are numbered in the order they were made; dropped ones were the oldest. */
+  const numberOf = (take: Take) => dropped + takes.length - takes.indexOf(take)
+  const nameOf = (take: Take) => `take ${numberOf(take)}`
+  const pair = picked.map((id) => takes.find((t) => t.id === id)).filter((t) => t !== undefined)
+  const comparing = pair.length === 2 ? pair : null
+
+  const togglePick = (take: Take, on: boolean) => {
+    const next = on ? [...picked, take.id].slice(-2) : picked.filter((id) => id !== take.id)
+    setPicked(next)
+    const [a, b] = next.map((id) => takes.find((t) => t.id === id))
+    if (a && b) player.compare(a, b)
+    else player.endCompare()
+  }
+
+  const download = async (take: Take) => {
+    setEncoding(take.id)
+    setMessage(`Encoding ${nameOf(take)} as ${FORMAT_LABELS[format]}…`)
+    try {
+      const name = fileNameFor(`${slug(lineLabel) || 'line'}-${slug(nameOf(take))}`, format)
+      saveBlob(await encodePcm(take.pcm, format), name)
+      setMessage(`Saved ${name}.`)
+    } catch (err) {
+      setMessage(`Could not encode ${nameOf(take)}: ${(err as Error).message}`)
+    } finally {
+      setEncoding(null)
+    }
+  }
+
+  const del = (take: Take) => {
+    player.unload(take.id)
+    setPicked((p) => p.filter((id) => id !== take.id))
+    remove(take.id)
+    setMessage(`Deleted ${nameOf(take)}.`)
+  }
+
+  return (
+    <section className="take-list" aria-label={`Takes of ${lineLabel}`}>
+      <div className="take-list-bar">
+        <FormatSelect label="Download format" value={format} onChange={setFormat} />
+        {takes.length >= 2 && <p className="hint">Tick Compare on two takes to hear them A/B.</p>}
+      </div>
+      {dropped > 0 && (
+        <p className="take-notice">
+          {dropped === 1 ? 'The oldest take' : `The ${dropped} oldest takes`} of this line{' '}
+          {dropped === 1 ? 'was' : 'were'} removed: this page keeps at most {MAX_TAKES_AUDIO_MS / 60_000}{' '}
+          minutes of takes in memory. Starred takes are always kept.
+        </p>
+      )}
+      {takes.length === 0 ? (
+        <p className="hint">No takes yet.</p>
+      ) : (
+        <ol className="takes">
+          {takes.map((take) => {
+            const name = nameOf(take)
+            const loaded = playback.takeId === take.id
+            const playing = loaded && playback.playing
+            const recording = take.status === 'recording'
+            return (
+              <li key={take.id} className={`take${take.starred ? ' take-starred' : ''}`}>
+                <div className="take-head">
+                  <span className="take-name">{name[0]?.toUpperCase() + name.slice(1)}</span>
+                  <time dateTime={new Date(take.createdAt).toISOString()}>
+                    {new Date(take.createdAt).toLocaleTimeString()}
+                  </time>
+                  <span>{seconds(take.durationMs / 1000)}</span>
+                  <span className={`take-badge take-${take.status}`}>{STATUS_TEXT[take.status]}</span>
+                  {take.final && <span className="take-badge">Final render</span>}
+                  {take.timeToFirstAudioMs !== null && (
+                    <span className="hint">first audio after {take.timeToFirstAudioMs} ms</span>
+                  )}
+                </div>
+                <p className="take-settings">{describe(take.request)}</p>
+                {take.status === 'incomplete' && (
+                  <p className="take-incomplete">
+                    The stream broke before the end; this take holds only what arrived and is never continued.
+                    {onRetry && (
+                      <button type="button" onClick={() => onRetry(take)}>
+                        Retry as new take
+                      </button>
+                    )}
+                  </p>
+                )}
+                <div className="take-actions">
+                  <button
+                    type="button"
+                    disabled={recording}
+                    aria-label={`${playing ? 'Pause' : 'Play'} ${name}`}
+                    onClick={() => (playing ? player.pause() : player.play(take))}
+                  >
+                    {playing ? 'Pause' : 'Play'}
+                  </button>
+                  {loaded && (
+                    <span className="take-progress">
+                      <input
+                        type="range"
+                        min={0}
+                        max={playback.duration}
+                        step={0.1}
+                        value={Math.min(playback.position, playback.duration)}
+                        aria-label={`Position in ${name}`}
+                        aria-valuetext={`${seconds(playback.position)} of ${seconds(playback.duration)}`}
+                        onChange={(e) => player.seek(Number(e.target.value))}
+                      />
+                      <span aria-hidden="true">
+                        {seconds(playback.position)} / {seconds(playback.duration)}
+                      </span>
+                    </span>
+                  )}
+                  <button
+                    type="button"
+                    aria-pressed={take.starred}
+                    disabled={take.status !== 'complete'}
+                    title={take.status === 'complete' ? undefined : 'Only a complete take can be chosen'}
+                    aria-label={`Star ${name}`}
+                    onClick={() => star(take.id, !take.starred)}
+                  >
+                    {take.starred ? '★ Starred' : '☆ Star'}
+                  </button>
+                  <label className="take-pick">
+                    <input
+                      type="checkbox"
+                      disabled={recording}
+                      checked={picked.includes(take.id)}
+                      onChange={(e) => togglePick(take, e.target.checked)}
+                    />
+                    Compare <span className="visually-hidden">{name}</span>
+                  </label>
+                  <button
+                    type="button"
+                    disabled={recording || take.pcm.length === 0 || encoding !== null}
+                    aria-label={`Download ${name} as ${FORMAT_LABELS[format]}`}
+                    onClick={() => void download(take)}
+                  >
+                    {encoding === take.id ? 'Encoding…' : 'Download'}
+                  </button>
+                  <button type="button" aria-label={`Delete ${name}`} onClick={() => del(take)}>
+                    Delete
+                  </button>
+                </div>
+              </li>
+            )
+          })}
+        </ol>
+      )}
+      {comparing && (
+        <Compare
+          a={comparing[0] as Take}
+          b={comparing[1] as Take}
+          nameOf={nameOf}
+          player={player}
+          playback={playback}
+          onEnd={() => {
+            setPicked([])
+            player.endCompare()
+          }}
+        />
+      )}
+      <p className="take-message" role="status">
+        {message}
+      </p>
+    </section>
+  )
+}
+
+function Compare({
+  a,
+  b,
+  nameOf,
+  player,
+  playback,
+  onEnd,
+}: {
+  a: Take
+  b: Take
+  nameOf: (t: Take) => string
+  player: TakePlayer
+  playback: ReturnType<typeof useTakePlayer>
+  onEnd: () => void
+}) {
+  const armed = playback.compare?.a === a.id && playback.compare?.b === b.id
+  const side: Side = armed && playback.compare ? playback.compare.side : 'a'
+  // Playing another take meanwhile ended the comparison in the player; any control here takes it up again.
+  const arm = () => {
+    if (!armed) player.compare(a, b)
+  }
+  const switchTo = (to: Side) => {
+    arm()
+    player.switchTo(to)
+  }
+  const onKeyDown = (e: KeyboardEvent<HTMLFieldSetElement>) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return
+    const key = e.key.toLowerCase()
+    if (key !== 'a' && key !== 'b') return
+    e.preventDefault()
+    switchTo(key)
+  }
+  const playing = armed && playback.playing
+  const position = armed ? playback.position : 0
+  const duration = armed ? playback.duration : a.durationMs / 1000
+
+  return (
+    <fieldset className="take-compare" onKeyDown={onKeyDown}>
+      <legend className="take-compare-title">
+        A/B: {nameOf(a)} (A) and {nameOf(b)} (B). Press A or B to switch at the same moment.
+      </legend>
+      <div className="take-actions">
+        {(['a', 'b'] as const).map((s) => (
+          <button
+            key={s}
+            type="button"
+            className="take-side"
+            aria-pressed={side === s}
+            onClick={() => switchTo(s)}
+          >
+            {s.toUpperCase()}: {nameOf(s === 'a' ? a : b)}
+          </button>
+        ))}
+        <button
+          type="button"
+          onClick={() => {
+            arm()
+            if (playing) player.pause()
+            else player.play(side === 'a' ? a : b)
+          }}
+        >
+          {playing ? 'Pause' : 'Play'}
+        </button>
+        <input
+          type="range"
+          min={0}
+          max={duration}
+          step={0.1}
+          value={Math.min(position, duration)}
+          aria-label="Position in the comparison"
+          aria-valuetext={`${seconds(position)} of ${seconds(duration)}`}
+          onChange={(e) => {
+            arm()
+            player.seek(Number(e.target.value))
+          }}
+        />
+        <button type="button" onClick={onEnd}>
+          End comparison
+        </button>
+      </div>
+    </fieldset>
+  )
+}

@@ -1,0 +1,155 @@
+import { create } from 'zustand'
+import { SECOND_GEN_MODEL, type SpeechRequest, type VoiceSettings } from '../../../schema/index.ts'
+import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.ts'
+import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/client.ts'
+import { sharedTakePlayer } from '../../audio/take-player.ts'
+import { MARKUP_PREBUFFER_MS, prebufferFor, usePlayback } from '../../state/playback.ts'
+import type { Reference } from './ReferencePanel.tsx'
+import { toSpeechRequest } from './settings.ts'
+import { useTakes } from './takes-store.ts'
+
+/**
+ * Previewing lines: each line is its own request and its own take, streamed one after another into the one worklet
+ * stream so a script plays without gaps. Where each line starts in that stream tells the page which line is heard.
+ */
+
+export interface LinePlan {
+  lineId: string
+  text: string
+  settings: VoiceSettings
+  /** A one-request reference clip: the line is spoken in its voice (second-generation model only). */
+  reference: Reference | null
+}
+
+interface PreviewState {
+  /** The stream frame at which each line's audio begins, in play order. */
+  starts: Array<{ lineId: string; frame: number }>
+  /** A capacity wait in progress (429/503), counted down for the designer. */
+  wait: CapacityWait | null
+  /** The lines of the last preview, offered again when it broke. */
+  lastPlans: LinePlan[]
+  /** Lines the final render could not make, with why. */
+  renderNotes: string[]
+  rendering: { done: number; total: number } | null
+}
+
+export const usePreview = create<PreviewState>(() => ({
+  starts: [],
+  wait: null,
+  lastPlans: [],
+  renderNotes: [],
+  rendering: null,
+}))
+
+/** The line being heard: the last line whose audio began at or before the frame the worklet has played. */
+export function lineAt(starts: PreviewState['starts'], framesPlayed: number): string | null {
+  let current: string | null = null
+  for (const s of starts) if (s.frame <= framesPlayed) current = s.lineId
+  return current
+}
+
+function settingsOf(request: SpeechRequest): Omit<SpeechRequest, 'input'> {
+  const { input: _input, ...rest } = request
+  return rest
+}
+
+/** Streams one line, recording its audio as a new take and feeding `push`; rejects when the stream breaks. */
+async function streamLine(
+  plan: LinePlan,
+  signal: AbortSignal,
+  push: (pcm: Int16Array, first: boolean) => void,
+): Promise<void> {
+  const request = toSpeechRequest(plan.settings, plan.text)
+  const takes = useTakes.getState()
+  const sentAt = performance.now()
+  let takeId: string | null = null
+  let firstAudioMs: number | null = null
+  const onAudio = (pcm: Int16Array) => {
+    const first = takeId === null
+    if (takeId === null) {
+      firstAudioMs = Math.round(performance.now() - sentAt)
+      // A take exists once audio does: a refused request is an error, not an empty take.
+      takeId = takes.begin(
+        plan.lineId,
+        plan.text,
+        plan.reference ? { ...settingsOf(request), voice: undefined } : settingsOf(request),
+      )
+    }
+    takes.append(takeId, pcm)
+    push(pcm, first)
+  }
+  const attempt = () =>
+    plan.reference
+      ? streamSpeechWithReference(request, plan.reference, { signal, onAudio })
+      : streamSpeech(request, { signal, onAudio })
+  try {
+    await withCapacityRetry(attempt, { signal, onWait: (wait) => usePreview.setState({ wait }) })
+    if (takeId) takes.finish(takeId, 'complete', firstAudioMs)
+  } catch (err) {
+    if (takeId) takes.finish(takeId, 'incomplete', firstAudioMs)
+    throw err
+  } finally {
+    usePreview.setState({ wait: null })
+  }
+}
+
+/** Plays lines in order as one stream; each becomes a take of its line. */
+export function playLines(plans: LinePlan[], clickedAt = performance.now()): Promise<void> {
+  const usable = plans.filter((p) => p.text.trim() !== '')
+  if (usable.length === 0) return Promise.resolve()
+  sharedTakePlayer().pause()
+  usePreview.setState({ starts: [], lastPlans: usable, wait: null })
+  const prebufferMs = usable.some((p) => prebufferFor(p.text) === MARKUP_PREBUFFER_MS)
+    ? MARKUP_PREBUFFER_MS
+    : prebufferFor('')
+  return usePlayback.getState().playSource(
+    async (sink, signal) => {
+      for (const plan of usable) {
+        await streamLine(plan, signal, (pcm, first) => {
+          if (first)
+            usePreview.setState((s) => ({
+              starts: [...s.starts, { lineId: plan.lineId, frame: sink.framesQueued }],
+            }))
+          sink.push(pcm)
+        })
+      }
+    },
+    { prebufferMs, clickedAt },
+  )
+}
+
+/**
+ * The final render: every chosen take made again as one complete utterance (`stream: false`), which becomes the
+ * line's chosen take. Only the second-generation model renders whole files, and a reference clip cannot be sent
+ * with `stream: false` (4.2 takes no such field), so those lines keep their streamed take.
+ */
+export async function finalRender(lineIds: readonly string[], signal?: AbortSignal): Promise<void> {
+  const takes = useTakes.getState()
+  const chosen = takes.chosenTakes(lineIds).filter((t) => !t.final)
+  const notes: string[] = []
+  const renderable = chosen.filter((t) => {
+    if (t.request.model !== SECOND_GEN_MODEL)
+      notes.push(`“${t.text}”: ${t.request.model} has no final render.`)
+    else if (t.request.voice === undefined)
+      notes.push(`“${t.text}”: made with a reference clip, kept as streamed.`)
+    else return true
+    return false
+  })
+  usePreview.setState({ renderNotes: notes, rendering: { done: 0, total: renderable.length } })
+  try {
+    for (const [i, take] of renderable.entries()) {
+      const request = { ...take.request, input: take.text, stream: false }
+      const pcm = await withCapacityRetry(() => renderSpeech(request, signal), {
+        signal,
+        onWait: (wait) => usePreview.setState({ wait }),
+      })
+      const id = takes.begin(take.lineId, take.text, request)
+      takes.append(id, pcm)
+      takes.finish(id, 'complete')
+      takes.star(id)
+      usePreview.setState({ rendering: { done: i + 1, total: renderable.length } })
+    }
+  } finally {
+    usePreview.setState({ rendering: null, wait: null })
+  }
+}
