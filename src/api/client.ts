@@ -58,11 +58,43 @@ export class IncompleteStreamError extends Error {
   }
 }
 
-function base64ToBytes(b64: string): Uint8Array {
+/** The 24 kHz PCM16 samples of a Base64 `speech.audio.delta` (SSE and the text socket alike). */
+function pcm16FromBase64(b64: string): Int16Array {
   const binary = atob(b64)
   const bytes = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
-  return bytes
+  return new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1)
+}
+
+/**
+ * A socket to one of the backend's bridges (`/api` + `path`). JSON text messages go to `onMessage`; `opened` on
+ * close tells a session that ended from one that never started (refused or unreachable). Returns the socket and a
+ * sender that drops events once it is no longer open.
+ */
+function openBridgeSocket(
+  path: string,
+  query: URLSearchParams,
+  handlers: {
+    onOpen(): void
+    onMessage(data: unknown): void
+    onClose(info: { code: number; reason: string; opened: boolean }): void
+  },
+) {
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
+  const socket = new WebSocket(`${scheme}://${window.location.host}/api${path}?${query}`)
+  let opened = false
+  socket.onopen = () => {
+    opened = true
+    handlers.onOpen()
+  }
+  socket.onmessage = (message) => {
+    if (typeof message.data === 'string') handlers.onMessage(JSON.parse(message.data))
+  }
+  socket.onclose = (event) => handlers.onClose({ code: event.code, reason: event.reason, opened })
+  const send = (event: object) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
+  }
+  return { socket, send }
 }
 
 export interface SpeechStreamResult {
@@ -165,8 +197,7 @@ async function readSpeechStream(
   for await (const message of events) {
     const event = speechSseEventSchema.parse(JSON.parse(message.data))
     if (event.type === 'speech.audio.done') return { usage: event.usage, requestId }
-    const bytes = base64ToBytes(event.audio)
-    onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
+    onAudio(pcm16FromBase64(event.audio))
   }
   throw new IncompleteStreamError()
 }
@@ -568,22 +599,14 @@ export function connectLiveTranscription(
 ): LiveConnection {
   const query = new URLSearchParams({ diarization: String(settings.diarization) })
   if (settings.maxSpeakers !== undefined) query.set('max_speakers', String(settings.maxSpeakers))
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
-  const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/realtime?${query}`)
-  let opened = false
-  socket.onopen = () => {
-    opened = true
-    handlers.onOpen()
-  }
-  socket.onmessage = (message) => {
-    if (typeof message.data !== 'string') return
-    const parsed = transcriptionStreamEventSchema.safeParse(JSON.parse(message.data))
-    if (parsed.success) handlers.onEvent(parsed.data)
-  }
-  socket.onclose = (event) => handlers.onClose({ code: event.code, reason: event.reason, opened })
-  const send = (event: object) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
-  }
+  const { socket, send } = openBridgeSocket('/v1/realtime', query, {
+    onOpen: () => handlers.onOpen(),
+    onMessage: (data) => {
+      const parsed = transcriptionStreamEventSchema.safeParse(data)
+      if (parsed.success) handlers.onEvent(parsed.data)
+    },
+    onClose: (info) => handlers.onClose(info),
+  })
   return {
     sendAudio: (pcm) => send({ type: 'input_audio_buffer.append', audio: pcm16ToBase64(pcm) }),
     commit: () => send({ type: 'input_audio_buffer.commit' }),
@@ -650,27 +673,17 @@ export function connectLiveSpeech(
     const value = settings[name]
     if (value !== undefined) query.set(name, String(value))
   }
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
-  const socket = new WebSocket(`${scheme}://${window.location.host}/api/v1/tts/realtime?${query}`)
-  let opened = false
-  socket.onopen = () => {
-    opened = true
-    handlers.onOpen()
-  }
-  socket.onmessage = (message) => {
-    if (typeof message.data !== 'string') return
-    const event = liveSpeechEventSchema.safeParse(JSON.parse(message.data))
-    if (!event.success) return
-    if (event.data.type === 'speech.audio.delta') {
-      const bytes = base64ToBytes(event.data.audio)
-      handlers.onAudio(new Int16Array(bytes.buffer, 0, bytes.byteLength >> 1))
-    } else if (event.data.type === 'speech.audio.done') handlers.onDone(event.data.usage)
-    else handlers.onError(event.data.error)
-  }
-  socket.onclose = (event) => handlers.onClose({ code: event.code, reason: event.reason, opened })
-  const send = (event: object) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
-  }
+  const { socket, send } = openBridgeSocket('/v1/tts/realtime', query, {
+    onOpen: () => handlers.onOpen(),
+    onMessage: (data) => {
+      const event = liveSpeechEventSchema.safeParse(data)
+      if (!event.success) return
+      if (event.data.type === 'speech.audio.delta') handlers.onAudio(pcm16FromBase64(event.data.audio))
+      else if (event.data.type === 'speech.audio.done') handlers.onDone(event.data.usage)
+      else handlers.onError(event.data.error)
+    },
+    onClose: (info) => handlers.onClose(info),
+  })
   return {
     append: (text) => send({ type: 'input_text.append', text }),
     commit: () => send({ type: 'input_text.commit' }),

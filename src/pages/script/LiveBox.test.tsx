@@ -31,7 +31,9 @@ describe('LiveBox', () => {
     expect(screen.getByRole('button', { name: 'Finish' })).toHaveProperty('disabled', true)
     expect(screen.getByRole('button', { name: 'Stop live' })).toHaveProperty('disabled', true)
     await userEvent.type(screen.getByLabelText('Live text'), 'Hello there.')
-    expect(document.getElementById('live-box-counts')?.textContent).toMatch(/^12 characters\. Start live speaks/)
+    expect(document.getElementById('live-box-counts')?.textContent).toMatch(
+      /^12 characters\. Start live speaks/,
+    )
     expect(screen.getByRole('status').textContent).toMatch(/Not connected/)
   })
 })

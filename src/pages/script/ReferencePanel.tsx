@@ -9,6 +9,7 @@ import {
   VOICE_SAMPLE_MIN_SECONDS,
 } from '../../../schema/index.ts'
 import { audioDuration, formatClock, microphoneProblem, Recorder } from '../../audio/recorder.ts'
+import { InputLevel } from '../../components/InputLevel.tsx'
 import { useObjectUrl } from '../../components/useObjectUrl.ts'
 import { useRecordingMeter } from '../../components/useRecordingMeter.ts'
 import './reference.css'
@@ -208,20 +209,7 @@ export function ReferencePanel({
           >
             {recording ? 'Stop recording' : starting ? 'Starting…' : 'Record'}
           </button>
-          <div className="level">
-            <label htmlFor={`${id}-meter`}>Input level</label>
-            <meter
-              id={`${id}-meter`}
-              ref={meterRef}
-              min={0}
-              max={1}
-              low={0.25}
-              high={0.95}
-              optimum={0.6}
-              value={0}
-            />
-            <span>{recording ? levelWord : '–'}</span>
-          </div>
+          <InputLevel id={`${id}-meter`} meterRef={meterRef} word={recording ? levelWord : null} />
           {recording && (
             <span className="elapsed">
               {formatClock(elapsedMs)} of at most {formatClock(VOICE_SAMPLE_MAX_SECONDS * 1000)}

@@ -3,7 +3,7 @@ import { SECOND_GEN_MODEL, type SpeechRequest, type VoiceSettings } from '../../
 import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.ts'
 import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/client.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
-import { MARKUP_PREBUFFER_MS, prebufferFor, usePlayback } from '../../state/playback.ts'
+import { prebufferFor, usePlayback } from '../../state/playback.ts'
 import type { Reference } from './ReferencePanel.tsx'
 import { toSpeechRequest } from './settings.ts'
 import { useTakes } from './takes-store.ts'
@@ -99,9 +99,8 @@ export function playLines(plans: LinePlan[], clickedAt = performance.now()): Pro
   if (usable.length === 0) return Promise.resolve()
   sharedTakePlayer().pause()
   usePreview.setState({ starts: [], lastPlans: usable, wait: null })
-  const prebufferMs = usable.some((p) => prebufferFor(p.text) === MARKUP_PREBUFFER_MS)
-    ? MARKUP_PREBUFFER_MS
-    : prebufferFor('')
+  // The longest any line needs: marked-up lines want the longer buffer.
+  const prebufferMs = Math.max(...usable.map((p) => prebufferFor(p.text)))
   return usePlayback.getState().playSource(
     async (sink, signal) => {
       for (const plan of usable) {

@@ -18,7 +18,7 @@ import { linesToText, newLineId, reconcileLines } from './line-ids.ts'
 
 export type SaveState = 'new' | 'saved' | 'dirty' | 'saving' | 'conflict' | 'error'
 
-export const AUTOSAVE_DELAY_MS = 800
+const AUTOSAVE_DELAY_MS = 800
 
 export interface ScriptState {
   id: string | null
@@ -46,7 +46,7 @@ export interface ScriptState {
   resolveConflict(choice: 'theirs' | 'mine'): Promise<void>
 }
 
-export function defaultSettings(): VoiceSettings {
+function defaultSettings(): VoiceSettings {
   return { model: SECOND_GEN_MODEL, voice: defaultVoiceFor(SECOND_GEN_MODEL) }
 }
 
@@ -54,7 +54,7 @@ function blankLines(): ScriptLine[] {
   return [{ id: newLineId(), text: '' }]
 }
 
-export function documentOf(s: Pick<ScriptState, 'title' | 'settings' | 'lines'>): ScriptDocument {
+function documentOf(s: Pick<ScriptState, 'title' | 'settings' | 'lines'>): ScriptDocument {
   return { title: s.title.trim() || 'Untitled script', settings: s.settings, lines: s.lines }
 }
 

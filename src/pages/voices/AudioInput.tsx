@@ -7,6 +7,7 @@ import {
   microphoneProblem,
   Recorder,
 } from '../../audio/recorder.ts'
+import { InputLevel } from '../../components/InputLevel.tsx'
 import { useObjectUrl } from '../../components/useObjectUrl.ts'
 import { useRecordingMeter } from '../../components/useRecordingMeter.ts'
 import { formatBytes } from './format.ts'
@@ -186,20 +187,7 @@ export function AudioInput({
             >
               {buttonLabel}
             </button>
-            <div className="level">
-              <label htmlFor={`${id}-meter`}>Input level</label>
-              <meter
-                id={`${id}-meter`}
-                ref={meterRef}
-                min={0}
-                max={1}
-                low={0.25}
-                high={0.95}
-                optimum={0.6}
-                value={0}
-              />
-              <span className="level-word">{recording ? levelWord : '–'}</span>
-            </div>
+            <InputLevel id={`${id}-meter`} meterRef={meterRef} word={recording ? levelWord : null} />
             <p className="elapsed" data-testid="elapsed">
               {recording
                 ? `${formatClock(elapsedMs)} of at most ${formatClock(maxMs)}`
