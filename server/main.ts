@@ -3,6 +3,7 @@ import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } 
 import { redactingLogger } from './logging.ts'
 import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
+import { isLoopbackName, parseOrigins } from './studio/host-guard.ts'
 import { openStudioDb, Settings } from './studio/store/db.ts'
 
 /**
@@ -14,6 +15,14 @@ const dir = dataDir()
 const host = process.env.HOST ?? LOOPBACK
 const studioPort = envPort('PORT', DEFAULT_STUDIO_PORT)
 const logger = redactingLogger(process.env.LOG_LEVEL ?? 'warn')
+
+// Where people open the studio; required off loopback, where no name can be trusted by default (host-guard.ts).
+const origins = parseOrigins(process.env.STUDIO_ORIGIN)
+const loopbackOnly = isLoopbackName(host)
+if (!loopbackOnly && origins.length === 0)
+  throw new Error(
+    `HOST=${host} is not a loopback address: set STUDIO_ORIGIN to the address people open the studio at, e.g. https://studio.example.org`,
+  )
 
 const studioDb = openStudioDb(dir)
 const settings = new Settings(studioDb)
@@ -45,6 +54,7 @@ const studio = await createStudio({
   db: studioDb,
   // Without users, a loopback studio on the embedded service opens itself to whoever is at this machine — never more.
   autoLocalAdmin: host === LOOPBACK && upstream.kind === 'embedded',
+  hosts: { loopbackOnly, origins },
   staticDir: resolve('dist'),
   logger,
 })

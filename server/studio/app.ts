@@ -7,7 +7,10 @@ import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOpti
 import { upstreamAccess, upstreamLocationToStudio } from './access.ts'
 import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit.ts'
 import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
+import { refuse, registerErrorHandler } from './errors.ts'
+import { type HostPolicy, localPort, originAllowed, registerHostGuard } from './host-guard.ts'
 import { liveBridgeOptions } from './live-transcription.ts'
+import { bufferSmallJson } from './replayable-body.ts'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
 import { registerScriptRoutes } from './scripts.ts'
 import { AuditStore } from './store/audit.ts'
@@ -36,12 +39,14 @@ export interface StudioOptions {
   /** The built single-page app; when absent the backend serves only the API (e.g. under `vite dev`). */
   staticDir?: string
   logger?: FastifyServerOptions['logger']
+  /**
+   * Which Host names are answered and which page origins may open sockets (host-guard.ts). Default: loopback only,
+   * no configured origin, as `npm start` runs.
+   */
+  hosts?: HostPolicy
   signInLimit?: AuthOptions['signInLimit']
+  hashing?: AuthOptions['hashing']
   retry?: Partial<RetryPolicy>
-}
-
-function refuse(reply: FastifyReply, status: number, detail: string) {
-  return reply.code(status).header('cache-control', 'no-store').send({ detail })
 }
 
 /** Signed in, and the role may use this upstream route; otherwise the reply is sent here. */
@@ -57,12 +62,23 @@ function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
 export async function createStudio(opts: StudioOptions) {
   const { upstream } = opts
   // Shutdown must not wait on streams whose clients stopped reading.
-  const app = Fastify({ logger: opts.logger ?? false, forceCloseConnections: true })
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    forceCloseConnections: true,
+    // Paths the router cannot read (bad percent-encoding, an id past the parameter limit) in the studio's shape.
+    frameworkErrors: (error, _request, reply) =>
+      refuse(reply, error.statusCode ?? 400, 'The address of this request is not valid.'),
+  })
+  const hosts = opts.hosts ?? { loopbackOnly: true, origins: [] }
+  // First of all hooks: a request for a name this studio does not answer to gets no session and no answer.
+  registerHostGuard(app, hosts)
+  registerErrorHandler(app)
   await registerAuth(app, {
     users: new UserStore(opts.db),
     sessions: new SessionStore(opts.db),
     autoLocalAdmin: opts.autoLocalAdmin,
     signInLimit: opts.signInLimit,
+    hashing: opts.hashing,
   })
 
   app.get('/api/health', async (_request, reply) => {
@@ -89,7 +105,11 @@ export async function createStudio(opts: StudioOptions) {
     upstream: upstream.baseUrl,
     prefix: '/api/v1',
     rewritePrefix: '/v1',
-    preHandler: async (request: FastifyRequest, reply: FastifyReply) => authorizeUpstream(request, reply),
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await authorizeUpstream(request, reply)
+      // A small JSON body is read here so that a 429/503 can be retried with it (retry.ts); others stream through.
+      if (!reply.sent) await bufferSmallJson(request)
+    },
     replyOptions: {
       // The browser never holds a key: the backend's key replaces whatever came in, and cookies stay here.
       rewriteRequestHeaders: (_request, headers) => {
@@ -107,9 +127,9 @@ export async function createStudio(opts: StudioOptions) {
   // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.
   await app.register(websocket)
   const authorizeSocket = async (request: FastifyRequest, reply: FastifyReply) => {
-    // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio.
-    const origin = request.headers.origin
-    if (origin && new URL(origin).host !== request.headers.host)
+    // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio's: judged by
+    // configuration and the port the connection came in on, never by the request's own Host (host-guard.ts).
+    if (!originAllowed(hosts, request.headers.origin, localPort(request)))
       return refuse(reply, 403, 'Cross-origin socket refused.')
     return authorizeUpstream(request, reply)
   }
@@ -119,12 +139,13 @@ export async function createStudio(opts: StudioOptions) {
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(opts.db))
 
-  if (opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))) {
-    await app.register(fastifyStatic, { root: opts.staticDir, wildcard: false })
-    // Client-side routes fall back to the app; unknown /api paths stay 404s.
-    app.setNotFoundHandler((request, reply) =>
-      request.url.startsWith('/api/') ? refuse(reply, 404, 'Not found.') : reply.sendFile('index.html'),
-    )
-  }
+  const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
+  if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })
+  // Client-side routes fall back to the app; unknown /api paths (and everything, without an app) are 404s.
+  app.setNotFoundHandler((request, reply) =>
+    hasApp && request.method === 'GET' && !request.url.startsWith('/api/')
+      ? reply.sendFile('index.html')
+      : refuse(reply, 404, 'Not found.'),
+  )
   return app
 }

@@ -8,6 +8,7 @@ import type {
 } from 'fastify'
 import { z } from 'zod'
 import type { StudioUser } from './auth.ts'
+import { refuse } from './errors.ts'
 import { AUDIT_KINDS, type AuditEvent, type AuditKind, type AuditStore } from './store/audit.ts'
 
 /**
@@ -197,10 +198,6 @@ function toJson(e: AuditEvent) {
   }
 }
 
-function refuse(reply: FastifyReply, status: number, detail: string) {
-  return reply.code(status).header('cache-control', 'no-store').send({ detail })
-}
-
 /**
  * GET /api/audit: the trail, newest first, paged by `before` (an event id) and `limit`, optionally one `kind`.
  * GET /api/audit/origins: the creation event of every consent and voice still live, for provenance.
@@ -216,10 +213,8 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
   app.get('/api/audit', { preHandler: guard }, async (request, reply) => {
     const parsed = listQuerySchema.safeParse(request.query)
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      return reply
-        .code(400)
-        .send({ detail: `Invalid ${issue?.path.join('.') ?? 'query'}.`, param: issue?.path.join('.') })
+      const param = parsed.error.issues[0]?.path.join('.') || null
+      return refuse(reply, 400, `Invalid ${param ?? 'query'}.`, param)
     }
     const { events, hasMore } = store.list(parsed.data)
     return reply.header('cache-control', 'no-store').send({

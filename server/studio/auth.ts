@@ -1,6 +1,8 @@
 import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { refuse } from './errors.ts'
+import { HashGate, HashGateFullError, SignInLimiter } from './sign-in-limit.ts'
 import { SESSION_TTL_SECONDS, type Session, type SessionStore } from './store/sessions.ts'
 import type { Role, UserStore } from './store/users.ts'
 
@@ -27,7 +29,11 @@ export interface AuthOptions {
   /** Whether a visitor may get an admin session without signing in while no user exists (never off loopback). */
   autoLocalAdmin: boolean
   signInLimit?: { attempts: number; windowMs: number }
+  /** Password checks at once, and waiting; more sign-ins than both are answered 503 (sign-in-limit.ts). */
+  hashing?: { concurrency: number; queue: number }
 }
+
+const SIGN_IN_ROUTE = '/api/auth/sign-in'
 
 const LOCAL_ADMIN: StudioUser = { name: 'local admin', role: 'admin', autoLocal: true }
 const signInSchema = z.strictObject({
@@ -36,34 +42,6 @@ const signInSchema = z.strictObject({
 })
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** Failed sign-ins per client address within a sliding window. */
-class SignInLimiter {
-  private readonly failures = new Map<string, number[]>()
-  constructor(private readonly limit: { attempts: number; windowMs: number }) {}
-
-  /** Milliseconds to wait before the next attempt, or 0 when one is allowed. */
-  retryAfter(key: string): number {
-    const now = Date.now()
-    const recent = (this.failures.get(key) ?? []).filter((t) => now - t < this.limit.windowMs)
-    this.failures.set(key, recent)
-    const oldest = recent[0]
-    return recent.length >= this.limit.attempts && oldest !== undefined
-      ? oldest + this.limit.windowMs - now
-      : 0
-  }
-
-  fail(key: string) {
-    this.failures.set(key, [...(this.failures.get(key) ?? []), Date.now()])
-  }
-
-  succeed(key: string) {
-    this.failures.delete(key)
-  }
-}
-
-const detail = (reply: FastifyReply, status: number, message: string) =>
-  reply.code(status).header('cache-control', 'no-store').send({ detail: message })
-
 /**
  * Sign-in, sessions in httpOnly SameSite=Strict cookies, CSRF tokens on every state-changing request, and the
  * automatic local admin. Registers `/api/auth/*` and resolves `request.studioUser` for every request.
@@ -71,6 +49,8 @@ const detail = (reply: FastifyReply, status: number, message: string) =>
 export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
   const { users, sessions } = opts
   const limiter = new SignInLimiter(opts.signInLimit ?? { attempts: 5, windowMs: 60_000 })
+  // Two cores here: two scrypts at once use them; a short queue absorbs a team signing in together.
+  const hashing = new HashGate(opts.hashing ?? { concurrency: 2, queue: 16 })
   await app.register(cookie)
   app.decorateRequest('studioUser', null)
   app.decorateRequest('studioSession', null)
@@ -120,11 +100,13 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
         }
       }
     }
-    if (!UNSAFE_METHODS.has(request.method) || !request.url.startsWith('/api/')) return
-    if (request.url === '/api/auth/sign-in') return
+    // Every state-changing request needs the token, whatever its path looks like: the route the router chose is
+    // what counts, never the raw URL (`/%61pi/scripts` routes to /api/scripts but does not start with "/api/").
+    if (!UNSAFE_METHODS.has(request.method)) return
+    if (request.routeOptions.url === SIGN_IN_ROUTE && request.method === 'POST') return
     const sent = request.headers[CSRF_HEADER]
     if (!request.studioSession || sent !== request.studioSession.csrfToken) {
-      return detail(reply, 403, 'Missing or invalid CSRF token.')
+      return refuse(reply, 403, 'Missing or invalid CSRF token.')
     }
   })
 
@@ -132,28 +114,31 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     if (!request.studioUser && opts.autoLocalAdmin && users.count() === 0) {
       startSession(request, reply, null, LOCAL_ADMIN)
     }
-    if (!request.studioUser) return detail(reply, 401, 'Not signed in.')
+    if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
     return reply.header('cache-control', 'no-store').send(describe(request))
   })
 
-  app.post('/api/auth/sign-in', async (request, reply) => {
+  app.post(SIGN_IN_ROUTE, async (request, reply) => {
     const parsed = signInSchema.safeParse(request.body)
-    if (!parsed.success) return detail(reply, 400, 'Send a name and a password.')
+    if (!parsed.success) return refuse(reply, 400, 'Send a name and a password.')
     // Counted per address and name: guesses at one account are slowed without locking every other person out
     // of a studio whose users share an address (an office behind one NAT, or every test on 127.0.0.1).
     const key = `${request.ip}\n${parsed.data.name.trim().toLowerCase()}`
-    const wait = limiter.retryAfter(key)
+    const wait = limiter.begin(key)
     if (wait > 0) {
-      return reply
-        .header('retry-after', String(Math.ceil(wait / 1000)))
-        .code(429)
-        .send({ detail: 'Too many attempts. Wait a minute, then try again.' })
+      reply.header('retry-after', String(Math.ceil(wait / 1000)))
+      return refuse(reply, 429, 'Too many attempts. Wait a minute, then try again.')
     }
-    const user = await users.verify(parsed.data.name, parsed.data.password)
-    if (!user) {
-      limiter.fail(key)
-      return detail(reply, 401, 'Wrong name or password.')
+    let user: Awaited<ReturnType<UserStore['verify']>>
+    try {
+      user = await hashing.run(() => users.verify(parsed.data.name, parsed.data.password))
+    } catch (err) {
+      if (!(err instanceof HashGateFullError)) throw err
+      limiter.cancel(key)
+      reply.header('retry-after', '1')
+      return refuse(reply, 503, 'Many people are signing in at once. Try again in a moment.')
     }
+    if (!user) return refuse(reply, 401, 'Wrong name or password.')
     limiter.succeed(key)
     startSession(request, reply, user.id, { name: user.name, role: user.role, autoLocal: false })
     return reply.header('cache-control', 'no-store').send(describe(request))

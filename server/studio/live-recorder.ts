@@ -185,7 +185,7 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
     }
     if (bytes.length === 0) return
     if (fd === null) {
-      fd = openSync(temporary, 'wx')
+      fd = openSync(temporary, 'wx', 0o600)
       writeSync(fd, pcm16WavHeader(fold.rate, 0))
     }
     writeSync(fd, bytes)

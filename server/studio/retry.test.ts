@@ -48,10 +48,10 @@ describe('the backend retries upstream 429s before streaming', () => {
     await svc?.close()
   })
 
-  const speechThrough = async (s: RunningStudio) =>
+  const speechThrough = async (s: RunningStudio, headers?: Record<string, string>) =>
     fetch(`${s.base}/api/v1/audio/speech`, {
       method: 'POST',
-      headers: { ...(await s.signInAs('designer')), 'content-type': 'application/json' },
+      headers: { ...(headers ?? (await s.signInAs('designer'))), 'content-type': 'application/json' },
       body: JSON.stringify({ input: 'Short.', voice: 'Bella', response_format: 'pcm' }),
     })
 
@@ -81,10 +81,13 @@ describe('the backend retries upstream 429s before streaming', () => {
   }, 30_000)
 
   it('waits and retries, so a request made while the slot was busy succeeds once it frees', async () => {
+    // Signed in first: the request must reach the service while the slot is still held (sign-in takes seconds).
+    const designer = await studio.signInAs('designer')
     const release = await holdSlot()
-    const pending = speechThrough(studio)
+    const pending = speechThrough(studio, { ...designer })
     setTimeout(release, 300)
     const res = await pending
+    // 200 with audio: the retried attempt carried the browser's body (a lost body would be a 400 for `input`).
     expect(res.status).toBe(200)
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0)
   }, 30_000)

@@ -2,7 +2,8 @@
  * The backend's retry policy for upstream answers that came before any streaming (spec 7, client behaviour): on 429
  * wait at least Retry-After, growing the wait exponentially with jitter; on 503 honour Retry-After; both capped in
  * attempts and in total time. A response that started streaming is never retried (its status was 200), and neither
- * is a request whose body was streamed through (multipart uploads), since it cannot be sent again.
+ * is a request whose body was streamed through (multipart uploads, JSON over 256 KiB), since it cannot be sent again;
+ * small JSON bodies (every speech request) are held so they can be (replayable-body.ts).
  */
 
 export interface RetryPolicy {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../schema/index.ts'
+import { refuse } from './errors.ts'
 import type { ScriptStore } from './store/scripts.ts'
 import type { Role } from './store/users.ts'
 
@@ -18,10 +19,6 @@ import type { Role } from './store/users.ts'
 const SCRIPT_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
 /** A 40,000-character script with an override on each of its 2,000 lines is about 700 KB of JSON. */
 export const MAX_SCRIPT_BODY_BYTES = 1024 * 1024
-
-function refuse(reply: FastifyReply, status: number, detail: string, param: string | null = null) {
-  return reply.code(status).header('cache-control', 'no-store').send({ detail, param })
-}
 
 function refuseInvalid(reply: FastifyReply, error: z.ZodError) {
   const issue = error.issues[0]

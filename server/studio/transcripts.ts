@@ -13,6 +13,7 @@ import {
 } from '../../schema/index.ts'
 import { upstreamAccess } from './access.ts'
 import type { Upstream } from './app.ts'
+import { refuse } from './errors.ts'
 import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './store/transcripts.ts'
 
 /**
@@ -56,10 +57,6 @@ const CONTENT_TYPES: Record<string, string> = {
   webm: 'audio/webm',
   mp4: 'audio/mp4',
   m4a: 'audio/mp4',
-}
-
-function refuse(reply: FastifyReply, status: number, detail: string, param: string | null = null) {
-  return reply.code(status).header('cache-control', 'no-store').send({ detail, param })
 }
 
 /** The display name of an upload: its file name without directories or control characters, at most 200 characters. */

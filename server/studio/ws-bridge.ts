@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
 import type { Upstream } from './app.ts'
+import { refuse } from './errors.ts'
 
 /** An open upstream socket and what it sent before the browser's side was ready. */
 interface HeldUpstream {
@@ -129,6 +130,8 @@ export function registerWsBridge(
     {
       websocket: true,
       preValidation: async (request, reply) => {
+        // A plain GET here would dial the service for nothing and get an empty 404 from the plugin.
+        if (!request.ws) return refuse(reply, 426, 'This address takes WebSocket connections only.')
         await authorize(request, reply)
         if (reply.sent) return
         const query = opts.upstreamQuery
@@ -138,12 +141,11 @@ export function registerWsBridge(
             : ''
         const url = `${upstream.baseUrl.replace(/^http/, 'ws')}${path}${query}`
         const bearer = opts.credential ? await opts.credential(request).catch(() => null) : upstream.apiKey
-        if (bearer === null)
-          return reply.code(502).send({ detail: 'The speech service could not be reached.' })
+        if (bearer === null) return refuse(reply, 502, 'The speech service could not be reached.')
         if (typeof bearer !== 'string')
           return reply.code(bearer.status).headers(bearer.headers).send(bearer.body)
         const result = await connectUpstream(url, bearer).catch(() => null)
-        if (!result) return reply.code(502).send({ detail: 'The speech service could not be reached.' })
+        if (!result) return refuse(reply, 502, 'The speech service could not be reached.')
         if (!('held' in result)) return reply.code(result.status).headers(result.headers).send(result.body)
         request.upstreamSocket = result.held
       },

@@ -6,12 +6,7 @@ import { CONTENT_TYPES, type ResponseFormat } from '../../schema/index.ts'
  * first download, so none of it weighs on the page's first load.
  */
 
-export class EncoderUnavailableError extends Error {
-  constructor(readonly format: ResponseFormat) {
-    super(`This browser cannot encode ${format}; choose another format.`)
-    this.name = 'EncoderUnavailableError'
-  }
-}
+export { EncoderUnavailableError } from './encoder-error.ts'
 
 /** `.opus` is the usual name of an Ogg Opus file (RFC 7845); raw PCM has no standard one. */
 export const FILE_EXTENSIONS: Record<ResponseFormat, string> = {

@@ -13,7 +13,7 @@ import {
   WavOutputFormat,
 } from 'mediabunny'
 import { type ResponseFormat, SAMPLE_RATE } from '../../schema/index.ts'
-import { EncoderUnavailableError } from './encode-browser.ts'
+import { EncoderUnavailableError } from './encoder-error.ts'
 
 /**
  * The heavy half of encode-browser.ts, loaded on the first download: mediabunny's muxers (its own WAV writer

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs'
+import { chmodSync, createWriteStream, mkdirSync, rmSync } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -77,7 +77,9 @@ export class TranscriptStore {
     dataDir: string,
   ) {
     this.audioDir = join(dataDir, 'transcripts')
-    mkdirSync(this.audioDir, { recursive: true })
+    // Recordings of people are for the studio's user alone: the folder 0700 (tightened if it exists), files 0600.
+    mkdirSync(this.audioDir, { recursive: true, mode: 0o700 })
+    chmodSync(this.audioDir, 0o700)
   }
 
   /**
@@ -99,7 +101,7 @@ export class TranscriptStore {
             yield chunk
           }
         },
-        createWriteStream(temporary, { flags: 'wx' }),
+        createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
       )
       const handle = await open(temporary, 'r+')
       try {

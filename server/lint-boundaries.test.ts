@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+/**
+ * The layering rules of docs/architecture.md are the linter's (biome.json `overrides`), not only prose: for each rule,
+ * a file that breaks it is written where the rule applies, and `biome lint` must refuse it. A rule whose pattern
+ * stopped matching (a renamed folder, an override shadowed by a later one) fails here instead of passing silently.
+ */
+const cases: Array<{ rule: string; path: string; source: string; expect: RegExp }> = [
+  {
+    rule: 'the studio backend reaches the speech service over HTTP only',
+    path: 'server/studio/__lint_fixture.ts',
+    source: "import { createSpeechService } from '../speech/app.ts'\nexport const x = createSpeechService\n",
+    expect: /over HTTP only/,
+  },
+  {
+    rule: 'the studio backend does not load engines',
+    path: 'server/studio/__lint_fixture_2.ts',
+    source:
+      "import { createSpeakerEmbedder } from '../engine/speaker/index.ts'\nexport const x = createSpeakerEmbedder\n",
+    expect: /over HTTP only/,
+  },
+  {
+    rule: 'engines know nothing of the servers',
+    path: 'server/engine/__lint_fixture.ts',
+    source: "import { ApiError } from '../speech/errors.ts'\nexport const x = ApiError\n",
+    expect: /Engines know nothing/,
+  },
+  {
+    rule: 'a page may not import another page',
+    path: 'src/pages/voices/__lint_fixture.ts',
+    source: "import { ScriptPage } from '../script/ScriptPage.tsx'\nexport const x = ScriptPage\n",
+    expect: /may not import another page/,
+  },
+  {
+    rule: 'the browser app shares only schema/ with the servers',
+    path: 'src/api/__lint_fixture.ts',
+    source: "import { ApiError } from '../../server/speech/errors.ts'\nexport const x = ApiError\n",
+    expect: /shares only schema/,
+  },
+  {
+    rule: 'schema/ imports nothing but zod',
+    path: 'schema/__lint_fixture.ts',
+    source: "import { readFileSync } from 'node:fs'\nexport const x = readFileSync\n",
+    expect: /imports nothing but zod/,
+  },
+]
+
+/** One `biome lint` over every fixture (its import-cycle rule reads the whole project, so each run takes seconds). */
+function lint(paths: string[]): { status: number | null; byFile: Map<string, string> } {
+  const result = spawnSync('npx', ['biome', 'lint', '--max-diagnostics=200', ...paths], { encoding: 'utf8' })
+  const byFile = new Map<string, string>()
+  // Each diagnostic starts with a line `path:line:col lint/group/rule ━━━`; its message follows.
+  let current: string | null = null
+  for (const line of `${result.stdout}${result.stderr}`.split('\n')) {
+    const start = /^(\S+):\d+:\d+ lint\//.exec(line)
+    if (start) current = start[1] as string
+    if (current) byFile.set(current, `${byFile.get(current) ?? ''}${line}\n`)
+  }
+  return { status: result.status, byFile }
+}
+
+const ALLOWED_PATH = 'src/pages/voices/__lint_fixture_allowed.ts'
+const ALLOWED_SOURCE =
+  "import { SAMPLE_RATE } from '../../../schema/index.ts'\nimport { useObjectUrl } from '../../components/useObjectUrl.ts'\nexport const x = [SAMPLE_RATE, useObjectUrl]\n"
+
+describe('layering rules the linter enforces', () => {
+  let result: ReturnType<typeof lint>
+  beforeAll(() => {
+    for (const c of cases) writeFileSync(c.path, c.source)
+    writeFileSync(ALLOWED_PATH, ALLOWED_SOURCE)
+    try {
+      result = lint([...cases.map((c) => c.path), ALLOWED_PATH])
+    } finally {
+      for (const c of cases) rmSync(c.path, { force: true })
+      rmSync(ALLOWED_PATH, { force: true })
+    }
+  }, 120_000)
+
+  for (const c of cases) {
+    it(c.rule, () => {
+      expect(result.status).not.toBe(0)
+      expect(result.byFile.get(c.path) ?? '').toMatch(c.expect)
+    })
+  }
+
+  it('lets the allowed directions through', () => {
+    expect(result.byFile.get(ALLOWED_PATH) ?? '').not.toMatch(/noRestrictedImports/)
+  })
+})
