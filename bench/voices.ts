@@ -19,6 +19,14 @@ import { loadMeetings } from './eval-diarization.ts'
 import { measureEer, singleSpeakerSegments } from './speaker-eer.ts'
 import { percentile } from './stats.ts'
 
+import { benchRealSpeech } from './voices-real.ts'
+
+// `VOICES_BENCH=real`: only the real-speech section (consent screen and speaker verification on real people).
+if (process.env.VOICES_BENCH === 'real') {
+  await benchRealSpeech()
+  process.exit(0)
+}
+
 const RUNS = Number(process.env.RUNS ?? 8)
 const TEXT =
   'The weather today is bright and calm. The river runs slowly past the old mill, and the children play by the bridge while their parents talk about the harvest.'
@@ -183,3 +191,6 @@ console.log(
   `  mean over ${references.length} speakers: F0 error clone ${mean(errors.clone).toFixed(2)} vs base ${mean(errors.base).toFixed(2)} semitones; similarity clone ${mean(errors.cloneSim).toFixed(3)} vs base ${mean(errors.baseSim).toFixed(3)}`,
 )
 await synth.close()
+
+// 5. The consent screen and speaker verification on real people.
+await benchRealSpeech()

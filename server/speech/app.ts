@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import multipart from '@fastify/multipart'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -14,7 +13,7 @@ import {
   screenRecording,
 } from '../engine/speaker/index.ts'
 import { createStreamingVad } from '../engine/vad/index.ts'
-import { ApiError, errorHandler, sendApiError } from './errors.ts'
+import { ApiError, clientErrorHandler, errorHandler, newRequestId, sendApiError } from './errors.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
 import { callRoutes } from './routes/calls.ts'
@@ -124,6 +123,8 @@ export interface SpeechService {
 export async function createSpeechService(opts: SpeechServiceOptions): Promise<SpeechService> {
   const db = openSpeechDb(opts.dataDir)
   const keys = new KeyStore(db)
+  // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted (keys.ts).
+  keys.deleteExpiredEphemeral()
   const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
   const ttsSlots = new SlotPool(limits.ttsPerOwner, limits.ttsWaiters)
@@ -147,9 +148,15 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   })
   const app = Fastify({
     logger: opts.logger ?? false,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
     // Request ids are ours; a client-sent id header is not trusted.
     requestIdHeader: false,
+    // Every 4xx in the spec's shape, also the router's own (a bad % escape, an over-long path segment) and Node's
+    // (a request that is not valid HTTP).
+    frameworkErrors: (error, request, reply) => {
+      errorHandler(error, request, reply)
+    },
+    clientErrorHandler,
     // Shutdown must not wait on streams whose clients stopped reading (Ctrl-C, tests).
     forceCloseConnections: true,
   })

@@ -1,5 +1,12 @@
+import { randomBytes } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiErrorBody } from '../../schema/index.ts'
+import { clientGone } from './lease.ts'
+
+/** Request ids are ours (`req_` and 24 hex digits); a client-sent id header is not trusted. */
+export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`
 
 /**
  * Errors in the two shapes of spec section 7. An `envelope` error becomes `{error: {...}, request_id}`; a
@@ -133,16 +140,51 @@ export const noGenerationSlot = () =>
     { 'retry-after': '1' },
   )
 
+/** A plain request to a WebSocket route; the plugin's own answer would be a bare 404 without a body. */
+export const upgradeRequired = () =>
+  new ApiError(
+    426,
+    'detail',
+    'This is a WebSocket route: open it with an upgrade request.',
+    null,
+    null,
+    undefined,
+    {
+      upgrade: 'websocket',
+    },
+  )
+
 export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
-  return reply
-    .code(err.status)
-    .headers(err.headers)
-    .header('cache-control', 'no-store')
-    .send(err.body(String(reply.request.id)))
+  return (
+    reply
+      .code(err.status)
+      .headers(err.headers)
+      .header('cache-control', 'no-store')
+      // Set again: a route may have named an audio type before it failed, and the request-id hook does not run for
+      // the framework's own errors (a bad URL).
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('x-request-id', String(reply.request.id))
+      .send(err.body(String(reply.request.id)))
+  )
+}
+
+/**
+ * Errors of a request whose client has gone — "aborted", "Premature close", an AbortError from a stopped synthesis,
+ * a body cut short — are the client's doing, not the service's: logged once at info, without a stack, so real errors
+ * stand out. Nothing can be answered; the reply is sent only to finish the request's lifecycle.
+ */
+function clientWentAway(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  request.log.info(
+    { code: typeof error.code === 'string' ? error.code : error.name, reason: error.message },
+    'client went away',
+  )
+  const status = error instanceof ApiError ? error.status : 499
+  return sendApiError(reply, new ApiError(status, 'detail', 'The client closed the connection.'))
 }
 
 /** Maps Fastify's own errors (body too large, bad JSON, wrong content type) into the spec's shapes. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (clientGone(reply.raw)) return clientWentAway(error, request, reply)
   if (error instanceof ApiError) return sendApiError(reply, error)
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -162,11 +204,44 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return sendApiError(reply, badRequest('The request body is not valid JSON.'))
+    // The router's own refusals (frameworkErrors in app.ts): a path that does not decode, an over-long segment.
+    case 'FST_ERR_BAD_URL':
+      return sendApiError(reply, badRequest('The request path is not a valid URL (a malformed % escape).'))
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendApiError(reply, new ApiError(414, 'detail', 'A path segment of the request is too long.'))
   }
-  if (error.statusCode && error.statusCode < 500) return sendApiError(reply, badRequest(error.message))
+  // Any other client error keeps its status, in the spec's shape.
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return sendApiError(reply, new ApiError(error.statusCode, 'detail', error.message))
+  }
   request.log.error({ err: error }, 'unhandled error')
   return sendApiError(
     reply,
     new ApiError(500, 'envelope', 'Internal error.', 'internal_error', null, 'server_error'),
   )
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time.'],
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are too large.'],
+}
+
+/**
+ * Requests Node cannot even parse (a broken request line or header, headers too large, too slow) never reach a route;
+ * their 4xx comes in the spec's shape like every other, under a request id of its own.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'The request is not valid HTTP.']
+  const requestId = newRequestId()
+  const body = JSON.stringify(new ApiError(status, 'detail', message).body(requestId))
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-request-id: ${requestId}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }

@@ -33,7 +33,9 @@ function main(argv: string[]): number {
           kind,
           org,
           label: (flags.label as string | undefined) ?? org,
-          permissions: flags.permissions ? parsePermissions(flags.permissions as string) : undefined,
+          // Only an absent flag means every permission; `--permissions ""` is an error (parsePermissions).
+          permissions:
+            flags.permissions === undefined ? undefined : parsePermissions(flags.permissions as string),
         })
         console.log(`created ${kind} key ${id}${org && kind !== 'legacy' ? ` for ${org}` : ''}`)
         console.log(key)

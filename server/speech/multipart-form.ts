@@ -86,7 +86,7 @@ const MAX_DISCARD_BYTES = 16 * MiB
  * iterating, and the client's upload never finishes. The rest is read and dropped instead; a body that goes on past
  * the bound is cut off with the connection.
  */
-function discardRest(request: FastifyRequest): void {
+export function discardRest(request: FastifyRequest): void {
   const raw = request.raw
   if (raw.readableEnded) return
   let discarded = 0
@@ -102,8 +102,8 @@ function tooLarge(name: string, limit: number): ApiError {
   return new ApiError(413, 'detail', `${name} is larger than ${sizeLabel(limit)}.`, null, name)
 }
 
-/** @fastify/multipart's own errors, in the spec's shape. */
-function translate(err: unknown, spec: FormSpec, seen: Set<string>): unknown {
+/** @fastify/multipart's and busboy's errors, in the spec's shape. */
+function translate(err: unknown, spec: FormSpec, seen: Set<string>): ApiError {
   if (err instanceof ApiError) return err
   const code = (err as { code?: string }).code
   const last = [...seen].at(-1) ?? null
@@ -121,9 +121,16 @@ function translate(err: unknown, spec: FormSpec, seen: Set<string>): unknown {
     case 'FST_PROTO_VIOLATION':
       return badRequest('Invalid field name.')
   }
-  // busboy's parse errors (a malformed body) carry no code.
-  if (err instanceof Error && /Unexpected end of form|Malformed|boundary/i.test(err.message)) {
-    return badRequest('The multipart body is malformed.')
-  }
-  return err
+  return malformedMultipart(err)
+}
+
+/**
+ * Any other failure while a form is read comes from the client's bytes — busboy's parse errors ("Unexpected end of
+ * multipart data", "Malformed part header", a missing boundary: plain errors without a code), a body cut short, a
+ * part's invalid JSON — so it is the client's 400, never a 500.
+ */
+export function malformedMultipart(err: unknown): ApiError {
+  if (err instanceof ApiError) return err
+  const reason = err instanceof Error && err.message ? ` (${err.message})` : ''
+  return badRequest(`The multipart body is malformed or incomplete${reason}.`)
 }

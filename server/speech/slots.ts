@@ -32,8 +32,13 @@ export class SlotPool {
     return (this.owners.get(owner)?.held ?? 0) < this.limit
   }
 
-  /** Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line. */
+  /**
+   * Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line, and a signal
+   * aborted already gets no slot at all.
+   */
   acquire(owner: string, waitMs = 0, signal?: AbortSignal): Promise<AcquireResult> {
+    // An aborted signal never fires 'abort' again: a request already given up would wait out the whole deadline.
+    if (signal?.aborted) return Promise.resolve({ rejected: 'timeout' })
     const state = this.state(owner)
     if (state.held < this.limit) return Promise.resolve({ slot: this.grant(owner, state) })
     if (waitMs <= 0 || state.waiters.length >= this.maxWaiters) return Promise.resolve({ rejected: 'full' })

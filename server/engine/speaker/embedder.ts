@@ -10,6 +10,16 @@ export interface SpeakerEmbedder {
   readonly dimension: number
   /** The embedding of the voiced part of `audio`, or null when it holds too little speech to say anything. */
   embed(audio: Float32Array): Float32Array | null
+  /**
+   * How strongly two of its embeddings speak for one person, compared with a deployment threshold from −1 to 1.
+   * Cosine similarity when absent; an embedder may normalise the score (for example against a cohort).
+   */
+  score?(a: Float32Array, b: Float32Array): number
+}
+
+/** The verification score of two embeddings of `embedder`: its own score, else their cosine similarity. */
+export function verificationScore(embedder: SpeakerEmbedder, a: Float32Array, b: Float32Array): number {
+  return embedder.score ? embedder.score(a, b) : cosineSimilarity(a, b)
 }
 
 export function cosineSimilarity(a: Float32Array, b: Float32Array): number {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ASR_CONCURRENT_SESSIONS } from '../../../schema/index.ts'
 import { authenticate } from '../auth.ts'
 import { ApiError, badRequest, rateLimited } from '../errors.ts'
+import { discardRest, malformedMultipart } from '../multipart-form.ts'
 import {
   applySessionConfig,
   defaultSettings,
@@ -31,18 +32,24 @@ async function readOffer(request: FastifyRequest): Promise<{ sdp: string; sessio
   if (request.isMultipart()) {
     let sdp: string | undefined
     let session: unknown
-    for await (const part of request.parts({
-      limits: { files: 0, fields: 2, fieldSize: MAX_SDP_BYTES },
-    })) {
-      if (part.type === 'file') throw badRequest('The call form takes text fields only: sdp and session.')
-      if (part.fieldname === 'sdp') sdp = String(part.value)
-      else if (part.fieldname === 'session') {
-        try {
-          session = JSON.parse(String(part.value))
-        } catch {
-          throw badRequest('session must be a JSON object.', 'session')
-        }
-      } else throw badRequest(`Unknown field ${JSON.stringify(part.fieldname)}.`, part.fieldname)
+    try {
+      for await (const part of request.parts({
+        limits: { files: 0, fields: 2, fieldSize: MAX_SDP_BYTES },
+      })) {
+        if (part.type === 'file') throw badRequest('The call form takes text fields only: sdp and session.')
+        if (part.fieldname === 'sdp') sdp = String(part.value)
+        else if (part.fieldname === 'session') {
+          try {
+            session = JSON.parse(String(part.value))
+          } catch {
+            throw badRequest('session must be a JSON object.', 'session')
+          }
+        } else throw badRequest(`Unknown field ${JSON.stringify(part.fieldname)}.`, part.fieldname)
+      }
+    } catch (err) {
+      // Refused: the rest of the body is dropped so the keep-alive connection goes on (multipart-form.ts).
+      discardRest(request)
+      throw malformedMultipart(err)
     }
     return { sdp: sdp ?? '', session }
   }

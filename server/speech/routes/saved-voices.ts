@@ -9,6 +9,7 @@ import {
 } from '../../../schema/index.ts'
 import { authenticate } from '../auth.ts'
 import { ApiError, badRequest, consentNotFound, voiceNotFound } from '../errors.ts'
+import { requestLease } from '../lease.ts'
 import { readForm } from '../multipart-form.ts'
 import type { KeyStore } from '../store/keys.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
@@ -28,6 +29,8 @@ export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; v
   const { keys, voices } = deps
 
   app.post('/v1/audio/voices', async (request, reply): Promise<SavedVoice> => {
+    // Taken before any await: its signal is aborted even if the client left while the sample was being read.
+    const lease = requestLease(reply)
     const principal = authenticate(keys, request, 'voices:manage', MANAGING)
     const form = await readForm(request, {
       fields: ['name', 'consent', 'reference_transcript'],
@@ -39,14 +42,12 @@ export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; v
     const sample = form.files.audio_sample
     if (!sample)
       throw badRequest('audio_sample is required (the reference sample as a file).', 'audio_sample')
-    const abort = new AbortController()
     // A client that gives up leaves the cloning queue (or stops its transcription) at once.
-    reply.raw.once('close', () => abort.abort())
     const voice = await voices.createVoice(
       principal.ownerId,
       { name, consentId: consent, transcript: form.fields.reference_transcript },
       sample,
-      abort.signal,
+      lease.signal,
     )
     return { id: voice.id, object: 'audio.voice', name: voice.name, created_at: voice.createdAt }
   })

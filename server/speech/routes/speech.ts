@@ -21,7 +21,15 @@ import {
 } from '../../engine/index.ts'
 import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
-import { ApiError, badRequest, invalidField, noGenerationSlot, rateLimited } from '../errors.ts'
+import {
+  ApiError,
+  badRequest,
+  durableKeyRequired,
+  invalidField,
+  noGenerationSlot,
+  rateLimited,
+} from '../errors.ts'
+import { type RequestLease, requestLease } from '../lease.ts'
 import { readForm } from '../multipart-form.ts'
 import type { Slot, SlotPool } from '../slots.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
@@ -78,6 +86,8 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   })
 
   app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
+    // Taken before any await, so the slots this request comes to hold go back however and whenever it ends.
+    const lease = requestLease(reply)
     const principal = authenticate(keys, request, 'tts:generate')
     const { req, reference } = request.isMultipart()
       ? await readCloningForm(request)
@@ -91,6 +101,11 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       }
       voice = { prepare: (signal) => deps.voices.prepareReference(principal.ownerId, clone, signal) }
     } else {
+      // As on the text-input WebSocket (spec 5.4): a saved voice is a persistent biometric resource, not for an
+      // ephemeral credential. Refused before the lookup, so the answer says nothing about the id.
+      if (req.voice.kind === 'saved' && principal.kind === 'ephemeral') {
+        throw durableKeyRequired('A custom voice', 'voice')
+      }
       voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
     }
 
@@ -104,10 +119,11 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
         .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
         .send()
     }
-    return serve(reply, principal.ownerId, req, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
+    return serve(reply, lease, principal.ownerId, req, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
   })
 
   app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
+    const lease = requestLease(reply)
     const principal = authenticate(keys, request, 'tts:generate')
     const c = continuations.get(request.params.token)
     if (!c || c.ownerId !== principal.ownerId) {
@@ -115,28 +131,24 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     }
     continuations.delete(request.params.token)
     clearTimeout(c.timer)
-    return serve(reply, c.ownerId, c.req, c.voice, deps.continuationWaitMs)
+    return serve(reply, lease, c.ownerId, c.req, c.voice, deps.continuationWaitMs)
   })
 
   /** Takes a slot (waiting up to `waitMs`) and streams the request's audio in its format. */
   async function serve(
     reply: FastifyReply,
+    lease: RequestLease,
     ownerId: string,
     req: ResolvedSpeechRequest,
     source: VoiceSource,
     waitMs: number,
   ) {
-    // The client going away must stop synthesis at once, free the engine and give back the slot.
-    const abort = new AbortController()
-    const overtime = setTimeout(() => {
-      abort.abort()
-      reply.raw.destroy()
-    }, deps.requestMs)
-    reply.raw.on('close', () => {
-      clearTimeout(overtime)
-      abort.abort()
-    })
-    const acquired = await ttsSlots.acquire(ownerId, waitMs, abort.signal)
+    // The client going away (or the duration limit cutting the response) aborts the lease's signal: synthesis
+    // stops at once, the engine is freed and every slot the lease holds goes back.
+    const { signal } = lease
+    const overtime = setTimeout(() => reply.raw.destroy(), deps.requestMs)
+    lease.defer(() => clearTimeout(overtime))
+    const acquired = await ttsSlots.acquire(ownerId, waitMs, signal)
     if (!('slot' in acquired)) {
       if (acquired.rejected === 'timeout') throw noGenerationSlot()
       throw rateLimited({
@@ -144,16 +156,18 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
         'x-ratelimit-remaining-concurrent-requests': '0',
       })
     }
-    reply.raw.on('close', () => acquired.slot.release())
+    lease.hold(acquired.slot)
     // A one-request clone is prepared now, holding a cloning slot as well until the response ends (spec 8).
     let voice: SpeakingVoice
     if ('prepare' in source) {
-      const clone = await source.prepare(abort.signal)
-      reply.raw.on('close', () => clone.slot.release())
+      const clone = await source.prepare(signal)
+      lease.hold(clone.slot)
       voice = clone.voice
     } else {
       voice = source
     }
+    // A client that left while this request waited or prepared gets nothing more; its slots are back already.
+    signal.throwIfAborted()
 
     let samples = 0
     const pcm = (async function* () {
@@ -167,7 +181,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
         // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
         maxNewTokens: isSecondGen(req.model) ? req.decoding.max_new_tokens : null,
         decoding: isSecondGen(req.model) ? req.decoding : undefined,
-        signal: abort.signal,
+        signal,
       })) {
         samples += chunk.length
         yield chunk
@@ -182,7 +196,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
 
     if (req.streamFormat === 'sse') {
       reply.header('content-type', 'text/event-stream')
-      const encoded = encodeStream(req.responseFormat, pcm, abort.signal)
+      const encoded = encodeStream(req.responseFormat, pcm, signal)
       // PCM deltas are exactly 4,800 bytes (6.1); other formats go out as their encoder emits them.
       const pieces = req.responseFormat === 'pcm' ? fixedSizePieces(encoded) : encoded
       const frames = async function* () {
@@ -207,10 +221,10 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       const source = (async function* () {
         yield whole
       })()
-      for await (const piece of encodeStream(req.responseFormat, source, abort.signal)) chunks.push(piece)
+      for await (const piece of encodeStream(req.responseFormat, source, signal)) chunks.push(piece)
       return reply.send(Buffer.concat(chunks))
     }
-    return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, abort.signal)))
+    return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, signal)))
   }
 }
 

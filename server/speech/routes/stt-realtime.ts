@@ -4,7 +4,7 @@ import { TRANSCRIPTION_MODELS } from '../../../schema/index.ts'
 import type { Recognizer } from '../../engine/recognition/recognizer.ts'
 import type { GateOptions, StreamingVad } from '../../engine/vad/index.ts'
 import { authenticate } from '../auth.ts'
-import { ApiError, badRequest, invalidField } from '../errors.ts'
+import { ApiError, badRequest, invalidField, upgradeRequired } from '../errors.ts'
 import {
   applySessionConfig,
   defaultSettings,
@@ -43,6 +43,8 @@ export const STT_REALTIME_PATHS = ['/v1/realtime', '/v1/stt/realtime'] as const
  * engine that is not installed. An ephemeral credential's minted session configuration is applied here.
  */
 async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<SttSettings> {
+  // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
+  if (!request.ws) throw upgradeRequired()
   const principal = authenticate(deps.keys, request, 'audio:transcribe')
   const query = request.query as Record<string, unknown>
   for (const [name, value] of Object.entries(query)) {
@@ -97,7 +99,7 @@ export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
         const early: Array<[Buffer, boolean]> = []
         const hold = (data: Buffer, isBinary: boolean) => early.push([data, isBinary])
         socket.on('message', hold)
-        let gone = false
+        let gone = socket.readyState !== socket.OPEN
         socket.once('close', () => {
           gone = true
         })
@@ -141,7 +143,9 @@ export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
         try {
           await session.start()
         } catch (err) {
-          request.log.error({ err }, 'realtime session could not start')
+          // A client that left during start-up is not the service's failure (errors.ts, client went away).
+          if (gone) request.log.info({ reason: (err as Error).message }, 'client went away')
+          else request.log.error({ err }, 'realtime session could not start')
           socket.close(1011, 'session_start_failed')
           return end()
         }

@@ -5,6 +5,8 @@ import type { Diarizer } from '../../engine/diarization/diarizer.ts'
 import { type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/recognizer.ts'
 import { authenticate } from '../auth.ts'
 import { ApiError, badRequest } from '../errors.ts'
+import { requestLease } from '../lease.ts'
+import { discardRest } from '../multipart-form.ts'
 import type { SlotPool } from '../slots.ts'
 import type { KeyStore } from '../store/keys.ts'
 import { renderTranscript, toJson, toVerboseJson } from '../transcripts/formats.ts'
@@ -69,6 +71,8 @@ async function readForm(request: FastifyRequest): Promise<{ fields: Array<[strin
       }
     }
   } catch (err) {
+    // A refused upload is read to its end and dropped, or the keep-alive connection stalls (multipart-form.ts).
+    discardRest(request)
     if (err instanceof ApiError) throw err
     const code = (err as { code?: string }).code
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw fileTooLarge()
@@ -106,6 +110,9 @@ const recognitionUnavailable = (message: string) =>
  */
 export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRouteDeps) {
   app.post('/v1/audio/transcriptions', async (request, reply) => {
+    // Taken before any await: the slot goes back when the response closes — done, failed or cut by the client —
+    // even if the client left while the upload was still being read (lease.ts).
+    const lease = requestLease(reply)
     const principal = authenticate(deps.keys, request, 'audio:transcribe')
     const { fields, file } = await readForm(request)
     const options = resolveTranscriptionOptions(fields, {
@@ -114,19 +121,10 @@ export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRou
 
     const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
     if (!('slot' in acquired)) throw sessionRateLimited(deps.asrSlots.limit)
-    const abort = new AbortController()
-    const finish = () => {
-      abort.abort()
-      acquired.slot.release()
-    }
-    // The client going away stops decoding and recognition and gives the slot back.
-    reply.raw.on('close', finish)
-    try {
-      return await serve(request, reply, deps, options, file, abort.signal)
-    } catch (err) {
-      finish()
-      throw err
-    }
+    lease.hold(acquired.slot)
+    // The client going away stops decoding and recognition (the lease's signal) and gives the slot back.
+    lease.signal.throwIfAborted()
+    return serve(request, reply, deps, options, file, lease.signal)
   })
 }
 

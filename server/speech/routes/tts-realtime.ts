@@ -3,7 +3,7 @@ import type { z } from 'zod'
 import { realtimeTtsQuerySchema, SECOND_GEN_MODEL } from '../../../schema/index.ts'
 import type { Synthesizer } from '../../engine/index.ts'
 import { authenticate } from '../auth.ts'
-import { ApiError, durableKeyRequired, invalidField } from '../errors.ts'
+import { ApiError, durableKeyRequired, invalidField, upgradeRequired } from '../errors.ts'
 import { errorEvent, TtsSession } from '../realtime/tts-session.ts'
 import type { SlotPool } from '../slots.ts'
 import { resolveDecoding, resolveVoice, toApiError } from '../speech-request.ts'
@@ -38,6 +38,8 @@ declare module 'fastify' {
  * permission, query, model, format, and a custom voice on an ephemeral credential.
  */
 function admit(keys: KeyStore, request: FastifyRequest): Admitted {
+  // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
+  if (!request.ws) throw upgradeRequired()
   const principal = authenticate(keys, request, 'tts:generate')
   const parsed = realtimeTtsQuerySchema.safeParse(request.query)
   if (!parsed.success) throw toApiError(parsed.error.issues[0] as z.core.$ZodIssue)
@@ -101,6 +103,9 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
           type: err.type,
         })
       }
+      // The client may have left while the voice was looked up or prepared again (up to about 25 s): its 'close'
+      // has fired already and no listener would ever dispose a session made now, nor give back its slot.
+      if (socket.readyState !== socket.OPEN) return
       const acquired = await deps.ttsSlots.acquire(request.principal.ownerId, 0)
       if (!('slot' in acquired)) {
         return refuse({
@@ -127,6 +132,8 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
       socket.on('message', (data: Buffer, isBinary: boolean) => session.receive(data, isBinary))
       socket.on('close', () => session.dispose())
       socket.on('error', () => session.dispose())
+      // Checked again now the listeners are on: whatever happened in between, the slot cannot outlive the socket.
+      if (socket.readyState !== socket.OPEN) return session.dispose()
       for (const [data, isBinary] of early) session.receive(data, isBinary)
     },
   )

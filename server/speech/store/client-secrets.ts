@@ -21,14 +21,8 @@ export class ClientSecretStore {
     session: RealtimeSessionConfig,
     ttlSeconds: number,
   ): { value: string; keyId: string; expiresAt: number } {
-    const now = Math.floor(Date.now() / 1000)
+    // Creating the key also deletes expired ephemeral keys, their session configurations with them (keys.ts).
     return this.db.transaction(() => {
-      this.db
-        .prepare(
-          `DELETE FROM client_secret_sessions WHERE key_id IN
-             (SELECT id FROM api_keys WHERE kind = 'ephemeral' AND expires_at <= ?)`,
-        )
-        .run(now)
       const org = this.organizationName(principal)
       const { id, key } = this.keys.create({
         kind: 'ephemeral',

@@ -36,11 +36,15 @@ const now = () => Math.floor(Date.now() / 1000)
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`
 
+/** A comma-separated list of at least one known permission; an empty list is an error, never "everything". */
 export function parsePermissions(list: string): Permission[] {
   const perms = list
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)
+  if (perms.length === 0) {
+    throw new Error(`no permission given; name at least one of ${PERMISSIONS.join(', ')}`)
+  }
   for (const p of perms) {
     if (!(PERMISSIONS as readonly string[]).includes(p)) {
       throw new Error(`unknown permission ${p}; known: ${PERMISSIONS.join(', ')}`)
@@ -72,10 +76,13 @@ export class KeyStore {
   }): { id: string; key: string } {
     const { kind } = opts
     if (kind !== 'legacy' && !opts.org) throw new Error(`a ${kind} key needs an organization`)
+    // Omitted permissions mean all of them; an empty list would be a key that can do nothing — surely a mistake.
+    if (opts.permissions?.length === 0) throw new Error('a key needs at least one permission')
     const key = `${kind === 'ephemeral' ? 'ek' : 'sk'}_${randomBytes(32).toString('base64url')}`
     const id = newId('key')
     const created = now()
     return this.db.transaction(() => {
+      if (kind === 'ephemeral') this.deleteExpiredEphemeral()
       const orgId = kind === 'legacy' ? null : this.ensureOrganization(opts.org as string)
       this.db
         .prepare(
@@ -95,6 +102,16 @@ export class KeyStore {
         )
       return { id, key }
     })()
+  }
+
+  /**
+   * Deletes expired ephemeral keys (and, by cascade, the session configurations minted with them). Run at start-up
+   * and whenever an ephemeral key is created, so expired rows never pile up beyond one creation's worth; an expired
+   * key that is still there is refused anyway (authenticate).
+   */
+  deleteExpiredEphemeral(): number {
+    return this.db.prepare(`DELETE FROM api_keys WHERE kind = 'ephemeral' AND expires_at <= ?`).run(now())
+      .changes
   }
 
   /** The principal a presented key resolves to, or null when the key is unknown, revoked or expired. */

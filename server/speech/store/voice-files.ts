@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs'
+import { closeSync, fsyncSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { openPrivate, privateDir } from '../../storage/private-files.ts'
 
 /**
  * The files behind consents and saved voices: `<root>/consents/<id>/` and `<root>/voices/<id>/`, each holding raw
@@ -21,7 +13,9 @@ export type ArtifactKind = 'consents' | 'voices'
 
 export class VoiceFiles {
   constructor(private readonly root: string) {
-    for (const dir of ['staging', 'consents', 'voices']) mkdirSync(join(root, dir), { recursive: true })
+    // Recordings, samples and embeddings are biometric data: folders 0700, files 0600 (server/storage/private-files.ts).
+    privateDir(root)
+    for (const dir of ['staging', 'consents', 'voices']) privateDir(join(root, dir))
   }
 
   dir(kind: ArtifactKind, id: string): string {
@@ -31,7 +25,7 @@ export class VoiceFiles {
   /** Writes every file durably into a staging directory, then moves it into place in one rename. */
   publish(kind: ArtifactKind, id: string, files: Record<string, Uint8Array>): void {
     const staging = join(this.root, 'staging', id)
-    mkdirSync(staging, { recursive: true })
+    privateDir(staging)
     try {
       for (const [name, bytes] of Object.entries(files)) writeDurably(join(staging, name), bytes)
       renameSync(staging, this.dir(kind, id))
@@ -56,7 +50,7 @@ export class VoiceFiles {
   /** Removes staging leftovers and every directory whose id `keep` does not know. */
   sweep(keep: (kind: ArtifactKind, id: string) => boolean): void {
     rmSync(join(this.root, 'staging'), { recursive: true, force: true })
-    mkdirSync(join(this.root, 'staging'))
+    privateDir(join(this.root, 'staging'))
     for (const kind of ['consents', 'voices'] as const) {
       for (const id of this.list(kind)) if (!keep(kind, id)) this.remove(kind, id)
     }
@@ -64,7 +58,7 @@ export class VoiceFiles {
 }
 
 function writeDurably(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, 'w')
+  const fd = openPrivate(path)
   try {
     writeSync(fd, bytes)
     fsyncSync(fd)

@@ -14,7 +14,7 @@ import {
   type Recognizer,
   RecognizerUnavailableError,
 } from '../../engine/recognition/recognizer.ts'
-import { cosineSimilarity, type SpeakerEmbedder } from '../../engine/speaker/embedder.ts'
+import { type SpeakerEmbedder, verificationScore } from '../../engine/speaker/embedder.ts'
 import {
   ApiError,
   consentNotFound,
@@ -31,6 +31,8 @@ export interface RecordingScreen {
   speechSeconds: number
   speakers: number
   music: boolean
+  /** Too little or too noisy speech to judge the clip by: refused with what to record instead. */
+  weakEvidence?: 'too_short' | 'too_noisy' | null
 }
 
 export interface VoiceServiceDeps {
@@ -94,11 +96,25 @@ export class VoiceService {
         'The consent recording contains music. Record the phrase again without music in the background.',
       )
     }
+    if (screen.weakEvidence === 'too_short') {
+      throw unusableAudio(
+        'invalid_audio',
+        'recording',
+        `The consent recording holds too little speech (${screen.speechSeconds.toFixed(1)} s) to check who speaks in it. Record the whole phrase again at a steady pace.`,
+      )
+    }
+    if (screen.weakEvidence === 'too_noisy') {
+      throw unusableAudio(
+        'invalid_audio',
+        'recording',
+        'The consent recording is too noisy to check who speaks in it. Record again closer to the microphone, in a quieter room.',
+      )
+    }
     if (screen.speakers > 1) {
       throw unusableAudio(
         'multiple_speakers',
         'recording',
-        'More than one person speaks in the consent recording. The voice owner must record it alone.',
+        'More than one person speaks in the consent recording. The voice owner must record it alone, with nobody else talking.',
       )
     }
     await this.checkPhrase(audio, fields.transcript)
@@ -239,7 +255,7 @@ export class VoiceService {
 
   private async verifySpeaker(consentId: string, sample: Float32Array): Promise<void> {
     const reference = await this.consentEmbedding(consentId)
-    const similarity = reference ? cosineSimilarity(reference, sample) : 0
+    const similarity = reference ? verificationScore(this.deps.embedder, reference, sample) : 0
     if (similarity < this.deps.verificationThreshold) {
       throw new ApiError(
         422,

@@ -1,0 +1,319 @@
+/**
+ * The pieces of the GMM-UBM speaker embedder (gmm-embedder.ts), after Reynolds, Quatieri & Dunn (2000) and
+ * Campbell, Sturim & Reynolds (2006):
+ *
+ * - a narrowband cepstral front end (mel bands 100–3800 Hz, so 8 kHz telephone audio and 16 kHz microphones are
+ *   described alike) over the voiced frames of a clip, with deltas;
+ * - per-clip cepstral mean and variance normalisation (CMVN): a fixed microphone and room colour add a constant to
+ *   every frame's cepstrum, which the clip's own mean removes (Atal 1974; Viikki & Laurila 1998);
+ * - a diagonal Gaussian mixture fitted to many voices (the universal background model) by EM;
+ * - per clip, the mixture's means adapted towards the clip by MAP with a relevance factor, and the shifts stacked
+ *   into a supervector scaled by √weight / σ, so that the cosine of two supervectors approximates the KL divergence
+ *   between the two adapted models.
+ */
+import { binHz, FRAMES_PER_SECOND, SPECTRUM_BINS } from './features.ts'
+import type { SpeechTrack } from './statistics.ts'
+
+const BANDS = 24
+const LOW_HZ = 100
+const HIGH_HZ = 3800
+export const GMM_CEPSTRA = 16
+/** Cepstra and their deltas. */
+export const GMM_FEATURES = 2 * GMM_CEPSTRA
+const DELTA_SPAN = 2
+const POWER_FLOOR = 1e-10
+/** MAP relevance factor: a component moves halfway to the clip after this many of its frames. */
+const RELEVANCE = 16
+
+export interface Ubm {
+  weights: ArrayLike<number>
+  /** `components × GMM_FEATURES`. */
+  means: ArrayLike<number>
+  variances: ArrayLike<number>
+}
+
+export const componentsOf = (ubm: Ubm) => ubm.weights.length
+
+interface Filter {
+  first: number
+  weights: Float64Array
+}
+const mel = (hz: number) => 2595 * Math.log10(1 + hz / 700)
+const hz = (m: number) => 700 * (10 ** (m / 2595) - 1)
+const filters: Filter[] = Array.from({ length: BANDS }, (_, b) => {
+  const edge = (i: number) => hz(mel(LOW_HZ) + ((mel(HIGH_HZ) - mel(LOW_HZ)) * i) / (BANDS + 1))
+  const [left, centre, right] = [edge(b), edge(b + 1), edge(b + 2)]
+  const first = Math.max(1, Math.ceil(left / binHz(1)))
+  const last = Math.min(SPECTRUM_BINS - 1, Math.floor(right / binHz(1)))
+  const weights = new Float64Array(Math.max(1, last - first + 1))
+  for (let k = first; k <= last; k++) {
+    const f = binHz(k)
+    weights[k - first] = Math.max(
+      0,
+      f <= centre ? (f - left) / (centre - left) : (right - f) / (right - centre),
+    )
+  }
+  return { first, weights }
+})
+const dct = Float64Array.from({ length: GMM_CEPSTRA * BANDS }, (_, i) => {
+  const c = Math.floor(i / BANDS) + 1
+  const b = i % BANDS
+  return Math.sqrt(2 / BANDS) * Math.cos((Math.PI * c * (b + 0.5)) / BANDS)
+})
+
+/**
+ * The normalised features (`frames × GMM_FEATURES`) of the frames of `track` in `[from, to)` marked in `track.voiced`,
+ * or null when fewer than `minFrames` are voiced.
+ */
+export function clipFeatures(track: SpeechTrack, minFrames: number, from = 0, to = track.features.count) {
+  const { power } = track.features
+  const frames: number[] = []
+  for (let f = Math.max(0, from); f < Math.min(to, track.features.count); f++)
+    if (track.voiced[f]) frames.push(f)
+  if (frames.length < Math.max(2, minFrames)) return null
+  // Cepstra of every frame in range (deltas need the neighbours), kept for the voiced ones.
+  const first = Math.max(0, from)
+  const span = Math.min(to, track.features.count) - first
+  const cep = new Float64Array(span * GMM_CEPSTRA)
+  const bands = new Float64Array(BANDS)
+  for (let i = 0; i < span; i++) {
+    const row = (first + i) * SPECTRUM_BINS
+    for (let b = 0; b < BANDS; b++) {
+      const { first: k0, weights } = filters[b] as Filter
+      let sum = 0
+      for (let k = 0; k < weights.length; k++) sum += (weights[k] as number) * (power[row + k0 + k] as number)
+      bands[b] = Math.log(sum + POWER_FLOOR)
+    }
+    for (let c = 0; c < GMM_CEPSTRA; c++) {
+      let sum = 0
+      for (let b = 0; b < BANDS; b++) sum += (dct[c * BANDS + b] as number) * (bands[b] as number)
+      cep[i * GMM_CEPSTRA + c] = sum
+    }
+  }
+  let norm = 0
+  for (let k = 1; k <= DELTA_SPAN; k++) norm += 2 * k * k
+  const out = new Float64Array(frames.length * GMM_FEATURES)
+  frames.forEach((f, n) => {
+    const i = f - first
+    for (let c = 0; c < GMM_CEPSTRA; c++) {
+      out[n * GMM_FEATURES + c] = cep[i * GMM_CEPSTRA + c] as number
+      let d = 0
+      for (let k = 1; k <= DELTA_SPAN; k++) {
+        const later = cep[Math.min(span - 1, i + k) * GMM_CEPSTRA + c] as number
+        const earlier = cep[Math.max(0, i - k) * GMM_CEPSTRA + c] as number
+        d += k * (later - earlier)
+      }
+      out[n * GMM_FEATURES + GMM_CEPSTRA + c] = d / norm
+    }
+  })
+  normalizeColumns(out, frames.length)
+  return { values: out, count: frames.length }
+}
+
+/** Mean 0 and variance 1 per feature over the clip's frames (CMVN). */
+function normalizeColumns(values: Float64Array, count: number): void {
+  for (let d = 0; d < GMM_FEATURES; d++) {
+    let sum = 0
+    let squares = 0
+    for (let n = 0; n < count; n++) {
+      const x = values[n * GMM_FEATURES + d] as number
+      sum += x
+      squares += x * x
+    }
+    const mean = sum / count
+    const sd = Math.sqrt(Math.max(1e-8, squares / count - mean * mean))
+    for (let n = 0; n < count; n++)
+      values[n * GMM_FEATURES + d] = ((values[n * GMM_FEATURES + d] as number) - mean) / sd
+  }
+}
+
+/** Posterior of each component for one frame, into `out`; returns the frame's log-likelihood. */
+function posteriors(
+  ubm: Ubm,
+  x: Float64Array,
+  offset: number,
+  out: Float64Array,
+  consts: Float64Array,
+): number {
+  const components = componentsOf(ubm)
+  let max = Number.NEGATIVE_INFINITY
+  for (let c = 0; c < components; c++) {
+    let e = consts[c] as number
+    for (let d = 0; d < GMM_FEATURES; d++) {
+      const diff = (x[offset + d] as number) - (ubm.means[c * GMM_FEATURES + d] as number)
+      e -= (0.5 * diff * diff) / (ubm.variances[c * GMM_FEATURES + d] as number)
+    }
+    out[c] = e
+    if (e > max) max = e
+  }
+  let total = 0
+  for (let c = 0; c < components; c++) {
+    const p = Math.exp((out[c] as number) - max)
+    out[c] = p
+    total += p
+  }
+  for (let c = 0; c < components; c++) out[c] = (out[c] as number) / total
+  return max + Math.log(total)
+}
+
+function logConstants(ubm: Ubm): Float64Array {
+  return Float64Array.from({ length: componentsOf(ubm) }, (_, c) => {
+    let logDet = 0
+    for (let d = 0; d < GMM_FEATURES; d++) logDet += Math.log(ubm.variances[c * GMM_FEATURES + d] as number)
+    return Math.log(ubm.weights[c] as number) - 0.5 * logDet - 0.5 * GMM_FEATURES * Math.log(2 * Math.PI)
+  })
+}
+
+/** The MAP-adapted mean supervector of a clip's features, as shifts from the UBM scaled by √w/σ. */
+export function supervector(ubm: Ubm, features: { values: Float64Array; count: number }): Float32Array {
+  const components = componentsOf(ubm)
+  const consts = logConstants(ubm)
+  const occupancy = new Float64Array(components)
+  const firstOrder = new Float64Array(components * GMM_FEATURES)
+  const gamma = new Float64Array(components)
+  for (let n = 0; n < features.count; n++) {
+    posteriors(ubm, features.values, n * GMM_FEATURES, gamma, consts)
+    for (let c = 0; c < components; c++) {
+      const g = gamma[c] as number
+      if (g < 1e-6) continue
+      occupancy[c] = (occupancy[c] as number) + g
+      for (let d = 0; d < GMM_FEATURES; d++) {
+        const i = c * GMM_FEATURES + d
+        firstOrder[i] = (firstOrder[i] as number) + g * (features.values[n * GMM_FEATURES + d] as number)
+      }
+    }
+  }
+  const out = new Float32Array(components * GMM_FEATURES)
+  for (let c = 0; c < components; c++) {
+    const n = occupancy[c] as number
+    if (n === 0) continue
+    const alpha = n / (n + RELEVANCE)
+    const scale = Math.sqrt(ubm.weights[c] as number)
+    for (let d = 0; d < GMM_FEATURES; d++) {
+      const i = c * GMM_FEATURES + d
+      const mean = ubm.means[i] as number
+      const shift = alpha * ((firstOrder[i] as number) / n - mean)
+      out[i] = (scale * shift) / Math.sqrt(ubm.variances[i] as number)
+    }
+  }
+  return out
+}
+
+/**
+ * A diagonal GMM of `components` fitted to `frames` (rows of GMM_FEATURES) by EM from a deterministic start:
+ * frames picked at even spacing, split by k-means, then `iterations` of EM with a variance floor.
+ */
+export function trainUbm(frames: Float64Array, components: number, iterations = 12): Ubm {
+  const count = frames.length / GMM_FEATURES
+  const means = new Float64Array(components * GMM_FEATURES)
+  for (let c = 0; c < components; c++) {
+    const n = Math.floor(((c + 0.5) * count) / components)
+    for (let d = 0; d < GMM_FEATURES; d++)
+      means[c * GMM_FEATURES + d] = frames[n * GMM_FEATURES + d] as number
+  }
+  // k-means for a start.
+  const assign = new Int32Array(count)
+  for (let it = 0; it < 8; it++) {
+    for (let n = 0; n < count; n++) {
+      let best = 0
+      let bestDistance = Number.POSITIVE_INFINITY
+      for (let c = 0; c < components; c++) {
+        let dist = 0
+        for (let d = 0; d < GMM_FEATURES; d++)
+          dist += ((frames[n * GMM_FEATURES + d] as number) - (means[c * GMM_FEATURES + d] as number)) ** 2
+        if (dist < bestDistance) {
+          bestDistance = dist
+          best = c
+        }
+      }
+      assign[n] = best
+    }
+    const sums = new Float64Array(components * GMM_FEATURES)
+    const counts = new Float64Array(components)
+    for (let n = 0; n < count; n++) {
+      const c = assign[n] as number
+      counts[c] = (counts[c] as number) + 1
+      for (let d = 0; d < GMM_FEATURES; d++)
+        sums[c * GMM_FEATURES + d] =
+          (sums[c * GMM_FEATURES + d] as number) + (frames[n * GMM_FEATURES + d] as number)
+    }
+    for (let c = 0; c < components; c++) {
+      if (!counts[c]) continue
+      for (let d = 0; d < GMM_FEATURES; d++)
+        means[c * GMM_FEATURES + d] = (sums[c * GMM_FEATURES + d] as number) / (counts[c] as number)
+    }
+  }
+  const ubm = {
+    weights: new Float64Array(components).fill(1 / components),
+    means,
+    variances: new Float64Array(components * GMM_FEATURES).fill(1),
+  }
+  const gamma = new Float64Array(components)
+  for (let it = 0; it < iterations; it++) {
+    const consts = logConstants(ubm)
+    const occupancy = new Float64Array(components)
+    const first = new Float64Array(components * GMM_FEATURES)
+    const second = new Float64Array(components * GMM_FEATURES)
+    for (let n = 0; n < count; n++) {
+      posteriors(ubm, frames, n * GMM_FEATURES, gamma, consts)
+      for (let c = 0; c < components; c++) {
+        const g = gamma[c] as number
+        if (g < 1e-8) continue
+        occupancy[c] = (occupancy[c] as number) + g
+        for (let d = 0; d < GMM_FEATURES; d++) {
+          const x = frames[n * GMM_FEATURES + d] as number
+          const i = c * GMM_FEATURES + d
+          first[i] = (first[i] as number) + g * x
+          second[i] = (second[i] as number) + g * x * x
+        }
+      }
+    }
+    for (let c = 0; c < components; c++) {
+      const n = Math.max(1e-3, occupancy[c] as number)
+      ubm.weights[c] = n / count
+      for (let d = 0; d < GMM_FEATURES; d++) {
+        const i = c * GMM_FEATURES + d
+        const mean = (first[i] as number) / n
+        ubm.means[i] = mean
+        ubm.variances[i] = Math.max(0.01, (second[i] as number) / n - mean * mean)
+      }
+    }
+  }
+  return ubm
+}
+
+export const MIN_GMM_FRAMES = Math.round(0.5 * FRAMES_PER_SECOND)
+
+/**
+ * The lowest cosine similarity between the supervectors of the clip's voiced frames before and after any split
+ * point that leaves at least `minRows` frames on each side (1 when no split fits): low when the voice changes.
+ */
+export function splitSimilarity(
+  ubm: Ubm,
+  features: { values: Float64Array; count: number },
+  minRows: number,
+  stepRows: number,
+): number {
+  let lowest = 1
+  for (let split = minRows; split <= features.count - minRows; split += stepRows) {
+    const before = supervector(ubm, {
+      values: features.values.subarray(0, split * GMM_FEATURES),
+      count: split,
+    })
+    const after = supervector(ubm, {
+      values: features.values.subarray(split * GMM_FEATURES),
+      count: features.count - split,
+    })
+    let dot = 0
+    let na = 0
+    let nb = 0
+    for (let i = 0; i < before.length; i++) {
+      dot += (before[i] as number) * (after[i] as number)
+      na += (before[i] as number) ** 2
+      nb += (after[i] as number) ** 2
+    }
+    const cosine = na && nb ? dot / Math.sqrt(na * nb) : 1
+    if (cosine < lowest) lowest = cosine
+  }
+  return lowest
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONSENT_PHRASE } from '../../schema/index.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
+import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits, wav16k } from '../testing/speakers.ts'
+
+/**
+ * Consents and speaker verification through the real service with real people (shared/data: FSDD digits and AMI
+ * meetings), none of whom the speaker model was fitted on. The consent phrase is supplied as `consent_transcript`
+ * (spec 4.6), since these people say digits or meeting talk, not the phrase.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
+type Body = Record<string, any>
+
+let synth: Synthesizer
+let svc: RunningService
+
+beforeAll(async () => {
+  if (!realSpeechAvailable()) return
+  synth = await createEspeakSynthesizer({ workers: 1 })
+  svc = await startSpeechService({ synthesizer: synth })
+}, 120_000)
+afterAll(async () => {
+  await svc?.close()
+  await synth?.close()
+})
+
+async function post(path: string, fields: Record<string, string>, files: Record<string, Buffer>) {
+  const body = new FormData()
+  for (const [k, v] of Object.entries(fields)) body.append(k, v)
+  for (const [k, v] of Object.entries(files)) body.append(k, new Blob([new Uint8Array(v)]), `${k}.wav`)
+  const res = await fetch(`${svc.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.apiKey}` },
+    body,
+  })
+  return { status: res.status, body: (await res.json()) as Body }
+}
+
+const createConsent = (recording: Float32Array) =>
+  post(
+    '/v1/audio/voice_consents',
+    { name: 'Real person', language: 'en-US', consent_transcript: CONSENT_PHRASE },
+    { recording: wav16k(recording) },
+  )
+
+const createVoice = (consent: string, sample: Float32Array) =>
+  post('/v1/audio/voices', { name: 'Real voice', consent }, { audio_sample: wav16k(sample) })
+
+describe.skipIf(!realSpeechAvailable())('consents and verification with real recordings', () => {
+  it("creates a voice from the owner's later sample", async () => {
+    const consent = await createConsent(await spokenDigits('jackson', [0, 1]))
+    expect(consent.status, JSON.stringify(consent.body)).toBe(200)
+    const voice = await createVoice(consent.body.id, await spokenDigits('jackson', [5, 6]))
+    expect(voice.status, JSON.stringify(voice.body)).toBe(200)
+    expect(voice.body).toMatchObject({ object: 'audio.voice' })
+  }, 120_000)
+
+  it("refuses a same-room colleague's sample with 422 speaker_verification_failed", async () => {
+    const consent = await createConsent(await meetingSpeaker('trn04', 'MEE075', 8))
+    expect(consent.status, JSON.stringify(consent.body)).toBe(200)
+    const voice = await createVoice(consent.body.id, await meetingSpeaker('trn04', 'MEE076', 8))
+    expect(voice.status).toBe(422)
+    expect(voice.body.error).toMatchObject({ code: 'speaker_verification_failed', param: 'audio_sample' })
+  }, 120_000)
+
+  it('refuses a consent recording where two people speak one after the other', async () => {
+    const two = joinClips([await spokenDigits('jackson', [7]), await spokenDigits('nicolas', [7])], 0.3)
+    const consent = await createConsent(two)
+    expect(consent.status).toBe(400)
+    expect(consent.body.error).toMatchObject({ code: 'multiple_speakers', param: 'recording' })
+  }, 120_000)
+})
