@@ -1,7 +1,5 @@
-import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { openDatabase } from '../../sqlite.ts'
-import { closeOff, privateDir, privateFile } from '../../storage/private-files.ts'
 
 export type Db = Database.Database
 
@@ -56,18 +54,7 @@ const MIGRATIONS: string[] = [
    );`,
 ]
 
-const DB_FILE = 'speech.db'
-
-/**
- * The database holds key hashes and who owns which voice: readable by the service's user only (server/storage/private-files.ts).
- * The file is made 0600 before SQLite opens it, and SQLite gives its -wal and -shm files the database file's mode
- * when it creates them; ones left by an older version are closed off here as well.
- */
+/** Key hashes and who owns which voice: readable by the service's user only (openDatabase makes the files private). */
 export function openSpeechDb(dir: string): Db {
-  privateDir(dir)
-  const path = join(dir, DB_FILE)
-  privateFile(path)
-  const db = openDatabase(dir, DB_FILE, MIGRATIONS)
-  for (const suffix of ['-wal', '-shm', '-journal']) closeOff(`${path}${suffix}`)
-  return db
+  return openDatabase(dir, 'speech.db', MIGRATIONS)
 }
