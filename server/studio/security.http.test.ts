@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultVoiceFor, SECOND_GEN_MODEL } from '../../schema/index.ts'
+import { rawSocket } from '../testing/raw-http.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing/studio.ts'
 import { connectWs } from '../testing/ws-client.ts'
@@ -337,9 +338,50 @@ describe('errors and headers', () => {
 
   it('keeps studio.db and transcript audio readable by the service’s user only', () => {
     const mode = (path: string) => statSync(path).mode & 0o777
-    const dbFile = studio.db.name
-    expect(mode(dbFile)).toBe(0o600)
-    expect(mode(dirname(dbFile))).toBe(0o700)
-    expect(mode(join(dirname(dbFile), 'transcripts'))).toBe(0o700)
+    // On PostgreSQL there is no studio.db; the recordings stay in the data directory either way.
+    if (studio.db.file) expect(mode(studio.db.file)).toBe(0o600)
+    expect(mode(studio.dir)).toBe(0o700)
+    expect(mode(join(studio.dir, 'transcripts'))).toBe(0o700)
   })
+})
+
+describe('clients that leave are not errors', () => {
+  const logLines: Array<Record<string, unknown>> = []
+  let studio: RunningStudio
+  let designer: BrowserHeaders
+  beforeAll(async () => {
+    studio = await startStudio(svc, {
+      logger: {
+        level: 'info',
+        stream: { write: (line: string) => logLines.push(JSON.parse(line) as Record<string, unknown>) },
+      },
+    })
+    designer = await studio.signInAs('designer')
+  })
+  afterAll(async () => {
+    await studio?.close()
+  })
+
+  it('logs a stream, a body or an upload cut by the client at info at most, never as an error', async () => {
+    const before = logLines.length
+    const head = (path: string, type: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncookie: ${designer.cookie}\r\n` +
+      `x-csrf-token: ${designer['x-csrf-token']}\r\ncontent-type: ${type}\r\ncontent-length: ${length}\r\n\r\n`
+    const speech = JSON.stringify({ input: 'A long line to speak. '.repeat(200), response_format: 'pcm' })
+    // A speech stream left after its first audio; a JSON body and a multipart upload cut short.
+    await rawSocket(studio.base, head('/api/v1/audio/speech', 'application/json', speech.length) + speech, {
+      destroyAfterMs: 600,
+    })
+    await rawSocket(studio.base, `${head('/api/v1/audio/speech', 'application/json', 500)}{"input": "hal`, {
+      destroyAfterMs: 200,
+    })
+    await rawSocket(studio.base, `${head('/api/scripts', 'application/json', 5000)}{"title": "cut`, {
+      destroyAfterMs: 200,
+    })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const lines = logLines.slice(before)
+    expect(lines.filter((l) => Number(l.level) >= 40)).toEqual([])
+    // The studio still serves the same user.
+    expect((await fetch(`${studio.base}/api/scripts`, { headers: { ...designer } })).status).toBe(200)
+  }, 30_000)
 })
