@@ -1,17 +1,37 @@
 /**
- * `npm run eval:diarization`: diarizes the ten AMI meeting excerpts and prints, per file and overall, the diarization
- * error rate (missed speech + false alarm + speaker confusion over reference speech; no collar, overlap scored) and
- * the real-time factor. `DIARIZATION_DATA` points at another copy of the data.
+ * `npm run eval:diarization`: diarizes the ten AMI meeting excerpts and prints, per file and overall, side by side on
+ * the same speech regions,
+ *
+ * - the system (the diarizer as shipped),
+ * - "all speech is one speaker" (the system's speech, one label), and
+ * - the oracle floor (the system's speech, each frame labelled with a reference speaker talking then): what any
+ *   diarizer with one speaker per frame on that speech would still get wrong (overlapped speech, VAD misses and
+ *   false alarms),
+ *
+ * each as DER (missed speech + false alarm + speaker confusion over reference speaker time; no collar, overlap scored)
+ * with its parts, and the speaker count found per file against the reference's; with the count estimated and with the
+ * reference count given as `numSpeakers`.
+ *
+ * Flags: `--reference-speech` runs the diarizer on the reference's speech instead of the VAD's (the speaker part
+ * alone; "one speaker" is then the 31.3 % of issue 20); `--estimated` / `--given-count` only one of the two runs;
+ * `--options '<json>'` other DiarizerOptions; `--leave-one-out` also scores the count rule with its two constants
+ * chosen on the other nine files for each file. `DIARIZATION_DATA` points at another copy of the data.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import {
-  createDiarizer,
+  type Candidates,
+  type ClassicalDiarizer,
+  COUNT_DEFAULTS,
+  chooseCount,
+  createClassicalDiarizer,
   type DiarizationError,
   type DiarizerOptions,
   diarizationError,
+  type SpeakerSpan,
+  type Turn,
 } from '../server/engine/diarization/index.ts'
 import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.ts'
 import { MEETINGS_DIR } from '../server/testing/meetings.ts'
@@ -41,73 +61,260 @@ export async function loadMeetings(dir = MEETINGS_DIR): Promise<Meeting[]> {
   return meetings
 }
 
+type Region = { start: number; end: number }
+
+export interface FileScores {
+  id: string
+  /** Reference speakers in the scored region, and the system's. */
+  speakers: number
+  hypothesisSpeakers: number
+  system: DiarizationError
+  oneSpeaker: DiarizationError
+  oracle: DiarizationError
+}
+
 export interface Evaluation {
-  files: (DiarizationError & { id: string; speakers: number; hypothesisSpeakers: number })[]
-  overall: DiarizationError
+  files: FileScores[]
+  overall: { system: DiarizationError; oneSpeaker: DiarizationError; oracle: DiarizationError }
+  /** Files whose count found is within one of the reference's. */
+  countWithinOne: number
   /** Processing time over audio duration. */
   realTimeFactor: number
 }
 
-/**
- * Diarizes each meeting in turn and scores it against its reference: the speaker count is estimated, or with
- * `givenCount` passed as `numSpeakers` from the reference (as a caller who knows it would).
- */
-export async function evaluateDiarization(
-  meetings: Meeting[],
-  options: DiarizerOptions = {},
-  { givenCount = false } = {},
-): Promise<Evaluation> {
-  const diarizer = createDiarizer(options)
-  await diarizer.diarize(new Float32Array(16_000)) // loads the VAD model outside the timing
-  let seconds = 0
-  let elapsed = 0
-  const files: Evaluation['files'] = []
-  for (const meeting of meetings) {
-    const speakers = new Set(meeting.turns.map((t) => t.speaker)).size
-    const started = performance.now()
-    const spans = await diarizer.diarize(meeting.audio, givenCount ? { numSpeakers: speakers } : {})
-    elapsed += (performance.now() - started) / 1000
-    seconds += meeting.audio.length / 16_000
-    files.push({
-      id: meeting.id,
-      speakers,
-      hypothesisSpeakers: new Set(spans.map((s) => s.speaker)).size,
-      ...diarizationError(meeting.turns, spans, meeting.scored),
-    })
+const referenceCount = (m: Meeting) => new Set(clip(m.turns, m.scored).map((t) => t.speaker)).size
+
+function clip<T extends Region>(turns: T[], scored: { from: number; to: number }): T[] {
+  return turns
+    .map((t) => ({ ...t, start: Math.max(t.start, scored.from), end: Math.min(t.end, scored.to) }))
+    .filter((t) => t.end > t.start)
+}
+
+/** The union of some turns as disjoint regions in time order. */
+export function speechOf(turns: Region[]): Region[] {
+  const regions: Region[] = []
+  for (const t of [...turns].sort((a, b) => a.start - b.start)) {
+    const last = regions.at(-1)
+    if (last && t.start <= last.end) last.end = Math.max(last.end, t.end)
+    else regions.push({ start: t.start, end: t.end })
   }
+  return regions
+}
+
+const STEP = 0.01
+
+/**
+ * The regions labelled by the reference, 10 ms at a time: a speaker talking then (the one already labelled while they
+ * go on, else the one with the most speech in the file); where nobody does, the last label (false alarm either way).
+ */
+export function oracleLabels(regions: Region[], reference: LabelledTurn[]): Turn<string>[] {
+  const talk = new Map<string, number>()
+  for (const t of reference) talk.set(t.speaker, (talk.get(t.speaker) ?? 0) + t.end - t.start)
+  const fallback = [...talk].reduce((a, b) => (b[1] > a[1] ? b : a), ['nobody', 0])[0]
+  const out: Turn<string>[] = []
+  let current = fallback
+  for (const region of regions) {
+    for (let t = region.start; t < region.end - 1e-9; t += STEP) {
+      const end = Math.min(region.end, t + STEP)
+      const middle = (t + end) / 2
+      const active = reference.filter((r) => r.start <= middle && r.end > middle).map((r) => r.speaker)
+      if (active.length > 0 && !active.includes(current))
+        current = active.reduce((a, b) => ((talk.get(b) ?? 0) > (talk.get(a) ?? 0) ? b : a))
+      const last = out.at(-1)
+      if (last && last.speaker === current && Math.abs(last.end - t) < 1e-9) last.end = end
+      else out.push({ start: t, end, speaker: current })
+    }
+  }
+  return out
+}
+
+function sum(errors: DiarizationError[]): DiarizationError {
   const total = (key: 'reference' | 'missed' | 'falseAlarm' | 'confusion') =>
-    files.reduce((sum, f) => sum + f[key], 0)
+    errors.reduce((s, e) => s + e[key], 0)
   const reference = total('reference')
-  const overall = {
+  const wrong = total('missed') + total('falseAlarm') + total('confusion')
+  return {
     reference,
     missed: total('missed'),
     falseAlarm: total('falseAlarm'),
     confusion: total('confusion'),
-    der: (total('missed') + total('falseAlarm') + total('confusion')) / reference,
+    der: wrong / reference,
   }
-  return { files, overall, realTimeFactor: elapsed / seconds }
+}
+
+/** The system, one speaker and the oracle on the system's speech. */
+function scoreFile(m: Meeting, spans: SpeakerSpan[]): FileScores {
+  const regions = speechOf(spans)
+  return {
+    id: m.id,
+    speakers: referenceCount(m),
+    hypothesisSpeakers: new Set(clip(spans, m.scored).map((s) => s.speaker)).size,
+    system: diarizationError(m.turns, spans, m.scored),
+    oneSpeaker: diarizationError(
+      m.turns,
+      regions.map((r) => ({ ...r, speaker: 0 })),
+      m.scored,
+    ),
+    oracle: diarizationError(m.turns, oracleLabels(regions, m.turns), m.scored),
+  }
+}
+
+function summarise(files: FileScores[], realTimeFactor: number): Evaluation {
+  return {
+    files,
+    overall: {
+      system: sum(files.map((f) => f.system)),
+      oneSpeaker: sum(files.map((f) => f.oneSpeaker)),
+      oracle: sum(files.map((f) => f.oracle)),
+    },
+    countWithinOne: files.filter((f) => Math.abs(f.hypothesisSpeakers - f.speakers) <= 1).length,
+    realTimeFactor,
+  }
+}
+
+/**
+ * Diarizes each meeting in turn and scores it against its reference: the speaker count is estimated, or with
+ * `givenCount` passed as `numSpeakers` from the reference (as a caller who knows it would); on the VAD's speech, or
+ * with `referenceSpeech` on the reference's.
+ */
+export async function evaluateDiarization(
+  meetings: Meeting[],
+  options: DiarizerOptions = {},
+  { givenCount = false, referenceSpeech = false } = {},
+): Promise<Evaluation> {
+  const diarizer = createClassicalDiarizer(options)
+  await diarizer.diarize(new Float32Array(16_000)) // loads the VAD model outside the timing
+  let seconds = 0
+  let elapsed = 0
+  const files: FileScores[] = []
+  for (const meeting of meetings) {
+    const count = givenCount ? { numSpeakers: Math.max(1, referenceCount(meeting)) } : {}
+    const started = performance.now()
+    const spans = referenceSpeech
+      ? await diarizer.diarizeRegions(meeting.audio, speechOf(clip(meeting.turns, meeting.scored)), count)
+      : await diarizer.diarize(meeting.audio, count)
+    elapsed += (performance.now() - started) / 1000
+    seconds += meeting.audio.length / 16_000
+    files.push(scoreFile(meeting, spans))
+  }
+  return summarise(files, elapsed / seconds)
+}
+
+/**
+ * The count rule with its constants (minimum share, same-voice cosine) chosen for each file on the other nine: the
+ * pair with the least error there (ties: the middle one of the tied pairs, in grid order).
+ */
+export async function leaveOneOut(
+  meetings: Meeting[],
+  options: DiarizerOptions = {},
+  { referenceSpeech = false } = {},
+): Promise<{ evaluation: Evaluation; chosen: { id: string; minShare: number; sameVoice: number }[] }> {
+  const diarizer: ClassicalDiarizer = createClassicalDiarizer(options)
+  const maxSpeakers = options.count?.maxSpeakers ?? COUNT_DEFAULTS.maxSpeakers
+  const grid: { minShare: number; sameVoice: number }[] = []
+  for (const minShare of [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
+    for (const sameVoice of [-0.2, -0.1, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01])
+      grid.push({ minShare, sameVoice })
+  const perFile: {
+    meeting: Meeting
+    candidates: Candidates | null
+    errors: number[]
+    scores: FileScores[]
+  }[] = []
+  for (const meeting of meetings) {
+    const regions = referenceSpeech
+      ? speechOf(clip(meeting.turns, meeting.scored))
+      : await vadRegions(diarizer, meeting.audio)
+    const candidates = await diarizer.candidates(meeting.audio, regions, maxSpeakers)
+    const byCount = (candidates?.partitions ?? [new Int32Array(0)]).map((p) =>
+      scoreFile(meeting, diarizer.spans(p)),
+    )
+    const scores = grid.map((rule) => {
+      const k = candidates
+        ? chooseCount(candidates.partitions, candidates.windows, {
+            ...rule,
+            maxSpeakers,
+            minSpeakers: candidates.windowCount,
+          })
+        : 1
+      return byCount[k - 1] as FileScores
+    })
+    perFile.push({ meeting, candidates, scores, errors: scores.map((s) => wrong(s.system)) })
+  }
+  const files: FileScores[] = []
+  const chosen: { id: string; minShare: number; sameVoice: number }[] = []
+  perFile.forEach((file, i) => {
+    const totals = grid.map((_, g) =>
+      perFile.reduce((s, other, j) => s + (j === i ? 0 : (other.errors[g] as number)), 0),
+    )
+    const least = Math.min(...totals)
+    const tied = grid.flatMap((_, g) => ((totals[g] as number) <= least + 1e-9 ? [g] : []))
+    const g = tied[Math.floor(tied.length / 2)] as number
+    chosen.push({ id: file.meeting.id, ...(grid[g] as { minShare: number; sameVoice: number }) })
+    files.push(file.scores[g] as FileScores)
+  })
+  return { evaluation: summarise(files, Number.NaN), chosen }
+}
+
+const wrong = (e: DiarizationError) => e.missed + e.falseAlarm + e.confusion
+
+/** The VAD's speech as the diarizer finds it (the spans of a one-speaker run are exactly its regions). */
+async function vadRegions(diarizer: ClassicalDiarizer, audio: Float32Array): Promise<Region[]> {
+  return speechOf(await diarizer.diarize(audio, { numSpeakers: 1 }))
+}
+
+function print(title: string, { files, overall, countWithinOne, realTimeFactor }: Evaluation) {
+  const pct = (x: number, of: number) => ((100 * x) / of).toFixed(1)
+  const cell = (e: DiarizationError) =>
+    `${`${pct(wrong(e), e.reference)}%`.padStart(6)} (${pct(e.missed, e.reference)}/${pct(e.falseAlarm, e.reference)}/${pct(e.confusion, e.reference)})`.padEnd(
+      24,
+    )
+  console.log(`\n${title}`)
+  console.log(
+    `${'file'.padEnd(6)} ${'ref → found'.padEnd(11)} ${'ref(s)'.padStart(6)}  ${'system'.padEnd(24)} ${'one speaker'.padEnd(24)} oracle floor`,
+  )
+  console.log(`${''.padEnd(26)}  DER (miss/FA/conf) %    DER (miss/FA/conf) %    DER (miss/FA/conf) %`)
+  for (const f of files) {
+    console.log(
+      `${f.id.padEnd(6)} ${`${f.speakers} → ${f.hypothesisSpeakers}`.padEnd(11)} ${f.system.reference.toFixed(1).padStart(6)}  ` +
+        `${cell(f.system)} ${cell(f.oneSpeaker)} ${cell(f.oracle)}`,
+    )
+  }
+  console.log(
+    `${'all'.padEnd(6)} ${`${countWithinOne}/${files.length} ±1`.padEnd(11)} ${overall.system.reference.toFixed(1).padStart(6)}  ` +
+      `${cell(overall.system)} ${cell(overall.oneSpeaker)} ${cell(overall.oracle)}`,
+  )
+  const below = 100 * (overall.oneSpeaker.der - overall.system.der)
+  console.log(
+    `system ${below >= 0 ? `${below.toFixed(1)} points below` : `${(-below).toFixed(1)} points above`} one speaker; ` +
+      `count within one of the reference for ${countWithinOne} of ${files.length} files` +
+      (Number.isFinite(realTimeFactor) ? `; real-time factor ${realTimeFactor.toFixed(4)}` : ''),
+  )
 }
 
 async function main() {
-  // `--options '{"…": …}'` tries other diarizer settings (DiarizerOptions) without editing the defaults;
-  // `--given-count` passes each file's reference speaker count as numSpeakers.
   const at = process.argv.indexOf('--options')
   const options: DiarizerOptions = at > 0 ? JSON.parse(process.argv[at + 1] ?? '{}') : {}
-  const givenCount = process.argv.includes('--given-count')
-  const { files, overall, realTimeFactor } = await evaluateDiarization(await loadMeetings(), options, {
-    givenCount,
-  })
-  if (givenCount) console.log('speaker count given (numSpeakers = reference count)')
-  const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(1)}%`.padStart(7)
-  console.log('file   speakers  ref(s)    DER   missed  false-al  confusion')
-  for (const f of [...files, { id: 'all', speakers: 0, hypothesisSpeakers: 0, ...overall }]) {
-    const count = f.id === 'all' ? '        ' : `${f.speakers} → ${f.hypothesisSpeakers}  `.padStart(8)
-    console.log(
-      `${f.id.padEnd(6)} ${count} ${f.reference.toFixed(1).padStart(6)} ${pct(f.der * f.reference, f.reference)} ` +
-        `${pct(f.missed, f.reference)} ${pct(f.falseAlarm, f.reference)}  ${pct(f.confusion, f.reference)}`,
+  const referenceSpeech = process.argv.includes('--reference-speech')
+  const onlyGiven = process.argv.includes('--given-count')
+  const onlyEstimated = process.argv.includes('--estimated')
+  const meetings = await loadMeetings()
+  const regions = referenceSpeech ? "the reference's speech" : "the system's speech (VAD)"
+  if (!onlyGiven)
+    print(
+      `speaker count estimated — on ${regions}`,
+      await evaluateDiarization(meetings, options, { referenceSpeech }),
     )
+  if (!onlyEstimated)
+    print(
+      `speaker count given (numSpeakers = reference count) — on ${regions}`,
+      await evaluateDiarization(meetings, options, { givenCount: true, referenceSpeech }),
+    )
+  if (process.argv.includes('--leave-one-out')) {
+    const { evaluation, chosen } = await leaveOneOut(meetings, options, { referenceSpeech })
+    print(`count rule fitted leave-one-file-out (minShare, sameVoice per file) — on ${regions}`, evaluation)
+    console.log(chosen.map((c) => `${c.id} ${c.minShare}/${c.sameVoice}`).join(', '))
   }
-  console.log(`real-time factor ${realTimeFactor.toFixed(4)} (processing time / audio duration)`)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()

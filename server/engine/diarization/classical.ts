@@ -1,15 +1,17 @@
 /**
- * The classical diarizer: Silero VAD finds speech; the number of speakers is the caller's, or estimated by clustering
- * speaker statistics of 1.5 s windows (windows.ts: standardised, centred on the recording's average, agglomerative
- * clustering on cosine similarity); with two or more, the speech frames (MFCCs and loudness) are split among them by
- * the GMM–HMM clustering of hmm-cluster.ts, off the main thread. Turns too short to be real are absorbed by their
- * neighbours. `partition: 'windows'` labels frames by the vote of the window clusters instead (the earlier diarizer).
+ * The classical diarizer: Silero VAD finds speech; the speech frames above the recording's loudness gate (MFCCs and
+ * loudness) are split into 1, 2, … speakers by the agglomerative GMM–HMM clustering of hmm-cluster.ts, off the main
+ * thread; the number of speakers is the caller's, or the largest count at which every speaker holds a fair share of
+ * the speech and no two of them sound alike as whole voices (count.ts). Quiet frames (pauses, breath) follow the
+ * speaker around them. Turns too short to be real are absorbed by their neighbours. `partition: 'windows'` is the
+ * earlier diarizer: the count from clustering 1.5 s windows, frames labelled by the vote of the window clusters.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { CEPSTRA, FRAMES_PER_SECOND } from '../speaker/features.ts'
 import { analyzeSpeechInSteps, type SpeechTrack } from '../speaker/statistics.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { hmmClusterOffThread } from './cluster-thread.ts'
+import { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
 import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 import type { FrameMatrix } from './gmm.ts'
 import { HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
@@ -17,21 +19,28 @@ import { clusterWindows, type SpeechRegion, slideWindows, type Window } from './
 
 export interface DiarizerOptions {
   /**
-   * How speech frames are split among the speakers once their number is known: 'hmm' (default) by the GMM–HMM
-   * clustering of hmm-cluster.ts, 'windows' by the vote of the window clusters covering each frame.
+   * How speakers are found: 'hmm' (default) by the GMM–HMM clustering of hmm-cluster.ts with the count chosen by
+   * count.ts; 'windows' by clustering 1.5 s windows (count by `threshold`) and labelling frames by their vote.
    */
   partition?: 'hmm' | 'windows'
   /** Settings of the GMM–HMM clustering. */
   hmm?: Partial<HmmClusterOptions>
+  /** Settings of the count estimate (when the count is not given). */
+  count?: Partial<CountRule>
+  /**
+   * Only frames above the recording's loudness gate (its noise floor + 6 dB, within 45 dB of its loud frames) train
+   * and label the speaker models; the pauses the VAD bridges would otherwise be modelled as a "speaker" of their own.
+   */
+  gate?: boolean
   /**
    * Frame loudness among the GMM–HMM features. Within one recording it tells apart people sitting at different
    * distances from the microphone.
    */
   loudness?: boolean
   /**
-   * Average cosine similarity (between centred windows) from which two groups of windows are one speaker, when the
-   * count is not given. Centred windows of one voice still differ by what is said: −0.2 to −0.3 between sentences
-   * of one eSpeak voice, about −0.45 between two clearly different voices.
+   * 'windows' partition: average cosine similarity (between centred windows) from which two groups of windows are
+   * one speaker. Centred windows of one voice still differ by what is said: −0.2 to −0.3 between sentences of one
+   * eSpeak voice, about −0.45 between two clearly different voices.
    */
   threshold?: number
   /** Window length and hop in seconds. */
@@ -49,6 +58,8 @@ export const DEFAULT_CLUSTER_THRESHOLD = -0.27
 const DEFAULTS = {
   partition: 'hmm' as 'hmm' | 'windows',
   hmm: {} as Partial<HmmClusterOptions>,
+  count: {} as Partial<CountRule>,
+  gate: true,
   loudness: true,
   threshold: DEFAULT_CLUSTER_THRESHOLD,
   windowSeconds: 1.5,
@@ -58,43 +69,147 @@ const DEFAULTS = {
   minTurnSeconds: 0.5,
 } satisfies Required<DiarizerOptions>
 
-export function createClassicalDiarizer(options: DiarizerOptions = {}): Diarizer {
+/** Below this many gated frames (a second) the gate is not used: too little to model. */
+const MIN_GATED_FRAMES = 100
+
+export interface ClassicalDiarizer extends Diarizer {
+  /**
+   * The same on speech regions given by the caller instead of the VAD's (the evaluation runs it on the reference's
+   * speech to score the speaker part alone).
+   */
+  diarizeRegions(
+    audio: Float32Array,
+    regions: SpeechRegion[],
+    opts?: SpeakerCount & { signal?: AbortSignal },
+  ): Promise<SpeakerSpan[]>
+  /**
+   * The 'hmm' diarizer's candidates before the count is chosen: frame labels (−1 outside speech) for 1…top speakers
+   * (index k − 1) and the windows the count rule compares voices by. For evaluating count rules leave-one-out.
+   */
+  candidates(audio: Float32Array, regions: SpeechRegion[], top: number): Promise<Candidates | null>
+  /** Spans of one candidate partition, as `diarize` finishes them. */
+  spans(frameLabels: Int32Array): SpeakerSpan[]
+}
+
+export interface Candidates {
+  partitions: Int32Array[]
+  windows: Window[]
+  /** Speakers found by clustering the centred windows (at most the top count): the least count estimated. */
+  windowCount: number
+}
+
+export function createClassicalDiarizer(options: DiarizerOptions = {}): ClassicalDiarizer {
   const config = { ...DEFAULTS, ...options, vad: { ...DEFAULTS.vad, ...options.vad } }
   const hmm = { ...HMM_CLUSTER_DEFAULTS, ...config.hmm }
-  return {
-    async diarize(audio, opts = {}) {
-      const { signal } = opts
-      const count = countOptions(opts)
-      const regions = await detectSpeech(audio, { ...config.vad, signal })
-      if (regions.length === 0) return []
+  const rule = { ...COUNT_DEFAULTS, ...config.count }
+
+  async function candidates(
+    audio: Float32Array,
+    regions: SpeechRegion[],
+    top: number,
+    signal?: AbortSignal,
+  ): Promise<Candidates | null> {
+    if (regions.length === 0) return null
+    const track = await analyzeSpeechInSteps(audio, signal)
+    const windows = slideWindows(track, regions, config)
+    await yieldToEventLoop()
+    signal?.throwIfAborted()
+    const speech = speechFrames(track.features.count, regions)
+    const gated = speech.filter((f) => (track.features.energyDb[f] as number) >= track.gateDb)
+    const modelled = config.gate && gated.length >= MIN_GATED_FRAMES ? gated : speech
+    const ladder = await hmmClusterOffThread(
+      speakerFrames(track, modelled, config.loudness),
+      top,
+      hmm,
+      signal,
+    )
+    const partitions = ladder.map((labels) => fillLabels(track.features.count, speech, modelled, labels))
+    // The clustering of centred windows (which a shift of the whole recording, such as its channel, does not move)
+    // is a second estimate of the count: either may find a second voice.
+    const windowCount =
+      windows.length > 0
+        ? new Set(clusterWindows(windows, { maxSpeakers: top, threshold: config.threshold })).size
+        : 1
+    return { partitions, windows, windowCount }
+  }
+
+  function spans(frameLabels: Int32Array): SpeakerSpan[] {
+    const labels = frameLabels.slice()
+    absorbShortTurns(labels, Math.round(config.minTurnSeconds * FRAMES_PER_SECOND))
+    return toSpans(labels)
+  }
+
+  async function diarizeRegions(
+    audio: Float32Array,
+    regions: SpeechRegion[],
+    opts: SpeakerCount & { signal?: AbortSignal } = {},
+  ): Promise<SpeakerSpan[]> {
+    const { signal } = opts
+    const count = countOptions(opts)
+    if (regions.length === 0) return []
+    if (config.partition === 'windows') {
       const track = await analyzeSpeechInSteps(audio, signal)
       const windows = slideWindows(track, regions, config)
       if (windows.length === 0) return regions.map((r) => ({ ...r, speaker: 0 }))
       await yieldToEventLoop()
       signal?.throwIfAborted()
       const labels = clusterWindows(windows, { ...count, threshold: config.threshold })
-      const speakers = new Set(labels).size
-      let frameLabels = labelFrames(track.features.count, regions, windows, labels)
-      if (config.partition === 'hmm' && speakers > 1) {
-        const speech: number[] = []
-        frameLabels.forEach((label, f) => {
-          if (label >= 0) speech.push(f)
-        })
-        const partition = await hmmClusterOffThread(
-          speakerFrames(track, speech, config.loudness),
-          speakers,
-          hmm,
-          signal,
-        )
-        frameLabels = new Int32Array(track.features.count).fill(-1)
-        speech.forEach((f, i) => {
-          frameLabels[f] = partition[i] as number
-        })
-      }
-      absorbShortTurns(frameLabels, Math.round(config.minTurnSeconds * FRAMES_PER_SECOND))
-      return toSpans(frameLabels)
-    },
+      return spans(labelFrames(track.features.count, regions, windows, labels))
+    }
+    const top = count.numSpeakers ?? Math.max(count.minSpeakers ?? 1, count.maxSpeakers ?? rule.maxSpeakers)
+    const found = await candidates(audio, regions, top, signal)
+    if (!found) return []
+    const chosen =
+      count.numSpeakers ??
+      chooseCount(found.partitions, found.windows, {
+        ...rule,
+        minSpeakers: Math.max(count.minSpeakers ?? 1, found.windowCount),
+        maxSpeakers: top,
+      })
+    return spans(found.partitions[chosen - 1] as Int32Array)
   }
+
+  return {
+    async diarize(audio, opts = {}) {
+      countOptions(opts)
+      const regions = await detectSpeech(audio, { ...config.vad, signal: opts.signal })
+      return diarizeRegions(audio, regions, opts)
+    },
+    diarizeRegions,
+    candidates: (audio, regions, top) => candidates(audio, regions, top),
+    spans,
+  }
+}
+
+/** The frames inside the regions, in order. */
+function speechFrames(count: number, regions: SpeechRegion[]): number[] {
+  const frames: number[] = []
+  let next = 0
+  for (const region of regions) {
+    const first = Math.max(next, Math.round(region.start * FRAMES_PER_SECOND))
+    const last = Math.min(count, Math.round(region.end * FRAMES_PER_SECOND))
+    for (let f = first; f < last; f++) frames.push(f)
+    next = Math.max(next, last)
+  }
+  return frames
+}
+
+/**
+ * A label per frame of the recording (−1 outside speech): each speech frame takes the label of the nearest modelled
+ * frame (both in time order).
+ */
+function fillLabels(count: number, speech: number[], modelled: number[], labels: Int32Array): Int32Array {
+  const frameLabels = new Int32Array(count).fill(-1)
+  let j = 0
+  for (const f of speech) {
+    while (
+      j + 1 < modelled.length &&
+      Math.abs((modelled[j + 1] as number) - f) <= Math.abs((modelled[j] as number) - f)
+    )
+      j++
+    frameLabels[f] = modelled.length > 0 ? (labels[j] as number) : 0
+  }
+  return frameLabels
 }
 
 function countOptions(opts: SpeakerCount): SpeakerCount {
@@ -117,7 +232,7 @@ function countOptions(opts: SpeakerCount): SpeakerCount {
  * The frames' MFCCs c1–c19 (and loudness in dB) normalised to zero mean and unit variance over these frames: the
  * recording's channel is common to all its speakers.
  */
-function speakerFrames(track: SpeechTrack, frames: number[], loudness: boolean): FrameMatrix {
+export function speakerFrames(track: SpeechTrack, frames: number[], loudness: boolean): FrameMatrix {
   const dimension = CEPSTRA + (loudness ? 1 : 0)
   const data = new Float64Array(frames.length * dimension)
   frames.forEach((f, i) => {
@@ -184,7 +299,7 @@ function nearestWindow(windows: Window[], around: number, frame: number): number
  * Turns (one speaker's speech, pauses included) with less than `minFrames` of speech go to the speaker of the longer
  * neighbouring turn, shortest first, until every turn is long enough or stands alone.
  */
-function absorbShortTurns(frameLabels: Int32Array, minFrames: number): void {
+export function absorbShortTurns(frameLabels: Int32Array, minFrames: number): void {
   const turns = speakerTurns(frameLabels)
   for (;;) {
     let shortest = -1
@@ -251,7 +366,7 @@ function speakerRuns(frameLabels: Int32Array): { start: number; end: number; spe
 }
 
 /** Spans in seconds, speakers renumbered by first appearance. */
-function toSpans(frameLabels: Int32Array): SpeakerSpan[] {
+export function toSpans(frameLabels: Int32Array): SpeakerSpan[] {
   const numbering = new Map<number, number>()
   return speakerRuns(frameLabels).map((run) => {
     if (!numbering.has(run.speaker)) numbering.set(run.speaker, numbering.size)

@@ -5,10 +5,10 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { FrameMatrix } from './gmm.ts'
-import { type HmmClusterOptions, hmmCluster } from './hmm-cluster.ts'
+import { type HmmClusterOptions, hmmClusterLadder } from './hmm-cluster.ts'
 
 export interface ClusterJob extends FrameMatrix {
-  speakers: number
+  maxSpeakers: number
   options: HmmClusterOptions
 }
 
@@ -27,16 +27,19 @@ function spawnWorker(): Worker {
   )
 }
 
-/** hmmCluster on a worker thread; rejects with the signal's reason when it aborts. */
+/**
+ * hmmClusterLadder on a worker thread (the partitions into 1…maxSpeakers speakers); rejects with the signal's reason
+ * when it aborts.
+ */
 export function hmmClusterOffThread(
   frames: FrameMatrix,
-  speakers: number,
+  maxSpeakers: number,
   options: HmmClusterOptions,
   signal?: AbortSignal,
-): Promise<Int32Array> {
+): Promise<Int32Array[]> {
   signal?.throwIfAborted()
-  if (frames.rows < INLINE_ROWS || speakers <= 1)
-    return Promise.resolve(hmmCluster(frames, speakers, options))
+  if (frames.rows < INLINE_ROWS || maxSpeakers <= 1)
+    return Promise.resolve(hmmClusterLadder(frames, maxSpeakers, options))
   return new Promise((resolve, reject) => {
     const worker = spawnWorker()
     const finish = (outcome: () => void) => {
@@ -47,12 +50,12 @@ export function hmmClusterOffThread(
     }
     const abort = () => finish(() => reject(signal?.reason))
     signal?.addEventListener('abort', abort, { once: true })
-    worker.once('message', (labels: Int32Array) => finish(() => resolve(labels)))
+    worker.once('message', (ladder: Int32Array[]) => finish(() => resolve(ladder)))
     worker.once('error', (error) => finish(() => reject(error)))
     worker.once('exit', (code) =>
       finish(() => reject(new Error(`diarization worker exited (code ${code}) before answering`))),
     )
-    const job: ClusterJob = { ...frames, speakers, options }
+    const job: ClusterJob = { ...frames, maxSpeakers, options }
     worker.postMessage(job, [frames.data.buffer as ArrayBuffer])
   })
 }

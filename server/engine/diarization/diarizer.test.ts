@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
+import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { concat, silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
+import type { SpeakerSpan } from './diarizer.ts'
 import { createDiarizer } from './index.ts'
 import { createOnlineSpeakerTracker } from './online.ts'
 
@@ -115,4 +117,67 @@ describe('online speaker tracker', () => {
       segments: [],
     })
   })
+})
+
+/**
+ * Real people (FSDD spoken digits, 8 kHz, `shared/data/speakers` beside the repository or `SPEAKERS_DATA`): read at
+ * run time, never committed. Resampled to 16 kHz by the decoder, as uploads are.
+ */
+const SPEAKERS_DIR = [
+  process.env.SPEAKERS_DATA,
+  new URL('../../../../shared/data/speakers/', import.meta.url).pathname,
+  '/work/shared/data/speakers',
+].find((dir): dir is string => Boolean(dir) && existsSync(join(dir as string, '0_george_0.wav')))
+
+/** One take of every digit by `speaker`, 0.1 s apart. */
+async function digits(speaker: string, take: number): Promise<Float32Array> {
+  const parts: Float32Array[] = []
+  for (let digit = 0; digit < 10; digit++) {
+    const bytes = readFileSync(join(SPEAKERS_DIR as string, `${digit}_${speaker}_${take}.wav`))
+    parts.push((await decodeAudio(bytes, { targetRate: 16_000 })).samples, silence(0.1))
+  }
+  return concat(parts)
+}
+
+/** Consecutive spans of one speaker as one turn. */
+function turnOrder(spans: SpeakerSpan[]): number[] {
+  return spans.map((s) => s.speaker).filter((speaker, i, all) => i === 0 || all[i - 1] !== speaker)
+}
+
+describe.skipIf(!SPEAKERS_DIR)('diarizer on two real people taking turns', () => {
+  // George and Jackson (FSDD) alternate, ten digits a turn (about 6 s), half a second between turns.
+  const order = ['george', 'jackson', 'george', 'jackson'] as const
+  let audio: Float32Array
+  const reference: { start: number; end: number; speaker: string }[] = []
+
+  beforeAll(async () => {
+    const parts: Float32Array[] = []
+    let time = 0
+    for (const [i, speaker] of order.entries()) {
+      const turn = await digits(speaker, Math.floor(i / 2))
+      reference.push({ start: time, end: time + turn.length / 16_000, speaker })
+      parts.push(turn, silence(0.5))
+      time += turn.length / 16_000 + 0.5
+    }
+    audio = concat(parts)
+  })
+
+  it('finds two speakers whose turns follow the alternation, the count estimated', async () => {
+    const spans = await createDiarizer().diarize(audio)
+    expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
+    expect(turnOrder(spans)).toEqual([0, 1, 0, 1])
+    expect(diarizationError(reference, spans).der).toBeLessThan(0.2)
+  }, 60_000)
+
+  it('splits them as well with the count given', async () => {
+    const spans = await createDiarizer().diarize(audio, { numSpeakers: 2 })
+    expect(turnOrder(spans)).toEqual([0, 1, 0, 1])
+    expect(diarizationError(reference, spans).der).toBeLessThan(0.2)
+  }, 60_000)
+
+  it('keeps one of them, talking alone as long, as one speaker', async () => {
+    const alone = concat(await Promise.all([0, 1, 2, 3].map((take) => digits('jackson', take))))
+    const spans = await createDiarizer().diarize(alone)
+    expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0]))
+  }, 60_000)
 })

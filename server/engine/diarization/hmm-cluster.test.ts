@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { whiteNoise } from '../markup/dsp.ts'
 import { hmmClusterOffThread } from './cluster-thread.ts'
 import type { FrameMatrix } from './gmm.ts'
-import { adjustedRandIndex, HMM_CLUSTER_DEFAULTS, hmmCluster, minimumDurationViterbi } from './hmm-cluster.ts'
+import {
+  adjustedRandIndex,
+  HMM_CLUSTER_DEFAULTS,
+  hmmCluster,
+  hmmClusterLadder,
+  minimumDurationViterbi,
+} from './hmm-cluster.ts'
 
 const DIMENSION = 20
 
@@ -130,6 +136,20 @@ describe('hmmCluster', () => {
     expect(accuracy(labels, truth, 3)).toBeGreaterThan(0.9)
   })
 
+  it('gives the partition for every count from one pass, the true count among them', () => {
+    const { frames, truth } = conversation(3, [
+      [0, 4],
+      [1, 3],
+      [2, 4],
+      [0, 3],
+      [2, 3],
+      [1, 4],
+    ])
+    const ladder = hmmClusterLadder(frames, 4)
+    expect(ladder.map((labels) => new Set(labels).size)).toEqual([1, 2, 3, 4])
+    expect(accuracy(ladder[2] as Int32Array, truth, 3)).toBeGreaterThan(0.9)
+  })
+
   it('gives one speaker when asked for one, and no more speakers than minimum stays fit', () => {
     const { frames } = conversation(2, turns)
     expect(new Set(hmmCluster(frames, 1))).toEqual(new Set([0]))
@@ -146,7 +166,9 @@ describe('hmmClusterOffThread', () => {
     const { frames } = conversation(2, turns())
     const inPlace = hmmCluster(frames, 2)
     const copy = { ...frames, data: Float64Array.from(frames.data) }
-    expect(Array.from(await hmmClusterOffThread(copy, 2, HMM_CLUSTER_DEFAULTS))).toEqual(Array.from(inPlace))
+    expect(Array.from((await hmmClusterOffThread(copy, 2, HMM_CLUSTER_DEFAULTS))[1] ?? [])).toEqual(
+      Array.from(inPlace),
+    )
   }, 60_000)
 
   it('rejects with the reason when aborted', async () => {

@@ -67,34 +67,49 @@ export function hmmCluster(
   speakers: number,
   opts: HmmClusterOptions = HMM_CLUSTER_DEFAULTS,
 ): Int32Array {
-  if (frames.rows === 0) return new Int32Array(0)
   if (speakers <= 1) return new Int32Array(frames.rows)
+  return hmmClusterLadder(frames, speakers, opts)[speakers - 1] as Int32Array
+}
+
+/**
+ * The partitions into 1, 2, …, `maxSpeakers` speakers (index k − 1 holds k, or fewer when there is too little
+ * speech), from the same agglomerative runs: each run records its labels as it passes each count on the way down, and
+ * for each count the partition agreeing best with the other runs' is kept.
+ */
+export function hmmClusterLadder(
+  frames: FrameMatrix,
+  maxSpeakers: number,
+  opts: HmmClusterOptions = HMM_CLUSTER_DEFAULTS,
+): Int32Array[] {
+  const top = Math.max(1, maxSpeakers)
+  if (frames.rows === 0) return Array.from({ length: top }, () => new Int32Array(0))
+  const single = new Int32Array(frames.rows)
+  if (top === 1) return [single]
   const base = Math.max(
     1,
     Math.min(opts.maxInitial, Math.floor(frames.rows / FRAMES_PER_SECOND / opts.initialSeconds)),
   )
-  const ends = Array.from({ length: Math.max(1, opts.runs) }, (_, r) =>
-    mergeDown(frames, speakers, base + r, opts),
+  const runs = Array.from({ length: Math.max(1, opts.runs) }, (_, r) =>
+    mergeDown(frames, top, base + r, opts),
   )
-  return renumber(medoid(ends))
+  return Array.from({ length: top }, (_, k) =>
+    k === 0 ? single : renumber(medoid(runs.map((ladder) => ladder[k] as Int32Array))),
+  )
 }
 
 /**
- * One agglomerative run from `initialCount` equal parts of the speech (at least `speakers`, at most one per minimum
- * stay), merged down to `speakers` models.
+ * One agglomerative run from `initialCount` equal parts of the speech (at least `top`, at most one per minimum
+ * stay), merged down to one model; the labels at each count from `top` down (index k − 1 for k speakers).
  */
 function mergeDown(
   frames: FrameMatrix,
-  speakers: number,
+  top: number,
   initialCount: number,
   opts: HmmClusterOptions,
-): Int32Array {
+): Int32Array[] {
   const n = frames.rows
   const floor = columnVariances(frames, allRows(n)).map((v) => v * opts.floor)
-  const initial = Math.max(
-    1,
-    Math.min(Math.max(initialCount, speakers), Math.floor(n / opts.minDurationFrames)),
-  )
+  const initial = Math.max(1, Math.min(Math.max(initialCount, top), Math.floor(n / opts.minDurationFrames)))
   let labels: Int32Array = Int32Array.from({ length: n }, (_, i) => Math.floor((i * initial) / n))
   let models: DiagonalGmm[] = []
   for (let c = 0; c < initial; c++) {
@@ -103,9 +118,12 @@ function mergeDown(
       fitGmm(frames, { components: opts.components, iterations: opts.iterations, rows, floor: opts.floor }),
     )
   }
+  const ladder: Int32Array[] = []
   for (;;) {
     ;({ labels, models } = realign(frames, models, opts, floor))
-    if (models.length <= speakers) return labels
+    // A count this run skipped (models left without frames) gets the partition with fewer speakers.
+    for (let k = models.length; k <= top; k++) ladder[k - 1] ??= labels
+    if (models.length <= 2) break
     // ΔBIC of every pair, on every second frame of the two.
     const scores = frameScores(frames, models)
     const members = models.map((_, c) => rowsOf(labels, c).filter((_, i) => i % MERGE_STRIDE === 0))
@@ -142,6 +160,8 @@ function mergeDown(
     models = models.filter((_, c) => c !== best.a && c !== best.b)
     models.push(merged.model)
   }
+  ladder[0] = new Int32Array(n)
+  return ladder
 }
 
 /** Two rounds of Viterbi and retraining; models left without frames are dropped. */
