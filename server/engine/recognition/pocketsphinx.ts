@@ -12,7 +12,7 @@ import { buildPhraseGrammar, lookUpPronunciations, wordsToLookUp } from './phras
 import { scorePhrase } from './phrase-score.ts'
 import { phraseWords } from './phrase-words.ts'
 import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription } from './recognizer.ts'
-import { frameLevels, planUtterances, voicedFrames } from './utterances.ts'
+import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFrames } from './utterances.ts'
 
 export interface PocketSphinxOptions {
   /** `pocketsphinx_batch`; else env POCKETSPHINX_BIN; else /usr/bin/pocketsphinx_batch. */
@@ -69,7 +69,8 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
 
   const transcribe = (audio: Float32Array, opts?: RecognizeOptions) =>
     call(opts, async (signal): Promise<Transcription> => {
-      const utterances = planUtterances(frameLevels(audio))
+      const boundaries = (opts?.boundaries ?? []).map((s) => Math.round(s * FRAMES_PER_SECOND))
+      const utterances = planUtterances(frameLevels(audio), DEFAULT_PLAN, boundaries)
       if (utterances.length === 0) return { words: [], text: '' }
       const ctm = await queue.run(
         () =>

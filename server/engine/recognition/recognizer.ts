@@ -32,6 +32,11 @@ export interface PhraseCheck {
 
 export interface RecognizeOptions {
   signal?: AbortSignal
+  /**
+   * Seconds into the audio, in increasing order, where the recognizer must end an utterance: no word is recognized
+   * across one (a caller's cuts at pauses, so that its segments end there). Only `transcribe` uses them.
+   */
+  boundaries?: readonly number[]
 }
 
 export interface Recognizer {

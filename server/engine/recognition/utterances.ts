@@ -41,10 +41,43 @@ export const DEFAULT_PLAN: UtterancePlan = {
   maxUtteranceSeconds: 20,
 }
 
-/** @param levels the recording's frame levels (`frameLevels`) */
-export function planUtterances(levels: Float32Array, plan: UtterancePlan = DEFAULT_PLAN): Utterance[] {
-  const speech = speechStretches(voicedFrames(levels, plan), plan)
-  return speech.flatMap((stretch) => splitLong(stretch, levels, plan))
+/**
+ * @param levels the recording's frame levels (`frameLevels`)
+ * @param boundaries frames, in increasing order, that no utterance may run across (the caller's cuts, such as the
+ *   upload's recognition pieces); a side of a cut left with too little voiced time is dropped
+ */
+export function planUtterances(
+  levels: Float32Array,
+  plan: UtterancePlan = DEFAULT_PLAN,
+  boundaries: readonly number[] = [],
+): Utterance[] {
+  const voiced = voicedFrames(levels, plan)
+  const speech = speechStretches(voiced, plan)
+  const cut = boundaries.length > 0 ? speech.flatMap((s) => cutAt(s, boundaries, voiced, plan)) : speech
+  return cut.flatMap((stretch) => splitLong(stretch, levels, plan))
+}
+
+/** The stretch cut at every boundary inside it; pieces with less voiced time than `minSpeechSeconds` are dropped. */
+function cutAt(
+  stretch: Utterance,
+  boundaries: readonly number[],
+  voiced: Uint8Array,
+  plan: UtterancePlan,
+): Utterance[] {
+  const minSpeech = Math.round(plan.minSpeechSeconds * FRAMES_PER_SECOND)
+  const edges = [
+    stretch.startFrame,
+    ...boundaries.filter((b) => b > stretch.startFrame && b < stretch.endFrame),
+    stretch.endFrame,
+  ]
+  const pieces: Utterance[] = []
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const piece = { startFrame: edges[i] as number, endFrame: edges[i + 1] as number }
+    let count = 0
+    for (let f = piece.startFrame; f < piece.endFrame; f++) count += voiced[f] as number
+    if (count >= minSpeech) pieces.push(piece)
+  }
+  return pieces
 }
 
 /** Which frames are above the speech threshold. */

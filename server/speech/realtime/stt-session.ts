@@ -9,6 +9,7 @@ import {
 } from '../../../schema/index.ts'
 import { groupSegments, type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/index.ts'
 import type { GateOptions, StreamingVad, VadEvent } from '../../engine/vad/index.ts'
+import { quietestCut } from '../transcripts/chunks.ts'
 import { speakerLabel } from '../transcripts/diarization.ts'
 import { base64DecodedLength, ENGINE_RATE, isBase64, PcmInput } from './pcm-input.ts'
 import {
@@ -81,6 +82,22 @@ const CHANGE_MIN_BEFORE_SAMPLES = 2 * ENGINE_RATE
 const CHANGE_AGREEMENT_SAMPLES = 1 * ENGINE_RATE
 /** How much of the turn, up to now, a speaker-change check looks at. */
 const CHANGE_WINDOW_SAMPLES = 8 * ENGINE_RATE
+/**
+ * Words while a turn goes on: once this much of the turn's audio waits unrecognized, the part up to the quietest
+ * 100 ms between `EARLY_MIN` into it and `EARLY_MARGIN` before now is recognized and its words sent as deltas.
+ * Pieces of 2.5–3.75 s recognize as well as whole turns on the test sentences (word error 0.62 against 0.67 over
+ * six); pieces of 1.5–2.25 s were clearly worse (0.76).
+ */
+const EARLY_PIECE_SAMPLES = 4 * ENGINE_RATE
+const EARLY_MIN_SAMPLES = 2.5 * ENGINE_RATE
+const EARLY_MARGIN_SAMPLES = 0.25 * ENGINE_RATE
+/**
+ * With speaker attribution active, early recognition stays this far behind now: a change found while a turn goes on
+ * lies at least 2 s into the latest 8 s, so audio older than 6 s (and a second for two checks to agree) is never
+ * cut from the turn, and words sent early never end up in the wrong speaker's item.
+ */
+const EARLY_DIARIZED_MARGIN_SAMPLES =
+  CHANGE_WINDOW_SAMPLES - CHANGE_MIN_BEFORE_SAMPLES + CHANGE_AGREEMENT_SAMPLES
 /** Client messages waiting to be processed beyond this many bytes pause reading from the socket. */
 const BACKLOG_PAUSE_BYTES = 48 * 1024 * 1024
 
@@ -89,6 +106,16 @@ interface ItemSpeakers {
   speaker: number | null
   attribution: SpeakerAttribution
   segments: SpeakerSegmentMs[]
+}
+
+/** What was recognized of an item while its turn went on (its deltas are already sent). */
+interface EarlyWords {
+  /** Session sample up to which the item's audio was recognized, contiguously from its start. */
+  upTo: number
+  texts: string[]
+  segments: Array<{ text: string; segment_start_ms: number; segment_end_ms: number }>
+  /** A piece failed: later pieces are not sent, and the turn's end recognizes everything from `upTo`. */
+  failed: boolean
 }
 
 interface Turn {
@@ -124,7 +151,16 @@ export class SttSession {
   private chunks: Float32Array[] = []
   private bufferStart = 0
   private bufferLength = 0
-  private speech: { itemId: string; start: number; checkedAt: number; candidate: number | null } | null = null
+  private speech: {
+    itemId: string
+    start: number
+    checkedAt: number
+    candidate: number | null
+    /** Session sample up to which the turn's audio has been sent for early recognition. */
+    recognized: number
+  } | null = null
+  /** Words recognized while turns went on, by item id, until the item is transcribed. */
+  private readonly early = new Map<string, EarlyWords>()
   private previousItemId: string | null = null
   /** Tracker speaker number → label number, in order of first appearance in the session's events. */
   private readonly labels = new Map<number, number>()
@@ -275,6 +311,7 @@ export class SttSession {
       minSilenceSeconds: td.silenceDurationMs / 1000,
     })
     this.vadOrigin = this.clock
+    if (this.speech) this.early.delete(this.speech.itemId)
     this.speech = null
   }
 
@@ -320,6 +357,61 @@ export class SttSession {
       if (this.clock - this.speech.start >= MAX_TURN_SAMPLES) await this.endTurn(this.clock, 'cut')
       else await this.checkSpeakerChange()
     } else this.trimBefore(this.clock - VAD_LOOKBACK_SAMPLES - this.prefixSamples())
+    this.recognizeEarly()
+  }
+
+  /**
+   * Words sooner: while a turn goes on, its audio is recognized piece by piece (cut at the quietest 100 ms, never in
+   * the last 0.25 s) and each piece's words are sent as deltas of the turn's item at once; the turn's end recognizes
+   * only the rest. Pieces queue with the committed items, so events stay in order.
+   */
+  private recognizeEarly() {
+    const speech = this.speech
+    if (!speech || this.clock - speech.recognized < EARLY_PIECE_SAMPLES) return
+    const from = speech.recognized
+    const low = from + EARLY_MIN_SAMPLES
+    const splitting = this.diarizing() && this.diarizationStatus === 'active'
+    const high = this.clock - (splitting ? EARLY_DIARIZED_MARGIN_SAMPLES : EARLY_MARGIN_SAMPLES)
+    if (high <= low) return
+    const cut = low + quietestCut(this.peek(low, high), ENGINE_RATE)
+    const audio = this.peek(from, cut)
+    speech.recognized = cut
+    const itemId = speech.itemId
+    if (!this.early.has(itemId))
+      this.early.set(itemId, { upTo: from, texts: [], segments: [], failed: false })
+    this.turns = this.turns.then(() => this.processEarly(itemId, audio, from))
+  }
+
+  private async processEarly(itemId: string, audio: Float32Array, start: number) {
+    const early = this.early.get(itemId)
+    if (this.closed || !early || early.failed || early.upTo !== start) return
+    let result: Awaited<ReturnType<Recognizer['transcribe']>>
+    try {
+      result = await this.deps.recognizer.transcribe(audio, { signal: this.abort.signal })
+    } catch (err) {
+      if (this.closed) return
+      // The turn's end recognizes this audio again and reports a failure there, if it fails again.
+      this.deps.onError?.(err, 'realtime early recognition')
+      early.failed = true
+      return
+    }
+    if (this.closed) return
+    const segments = groupSegments(result.words).map((seg) => ({
+      text: seg.text,
+      segment_start_ms: toMs(start) + Math.round(seg.start * 1000),
+      segment_end_ms: toMs(start) + Math.round(seg.end * 1000),
+    }))
+    for (const seg of segments) {
+      this.send({
+        type: 'conversation.item.input_audio_transcription.delta',
+        item_id: itemId,
+        content_index: 0,
+        delta: early.texts.length === 0 ? seg.text : ` ${seg.text}`,
+      })
+      early.texts.push(seg.text)
+      early.segments.push(seg)
+    }
+    early.upTo = start + audio.length
   }
 
   private feedBuffer(samples: Float32Array) {
@@ -339,7 +431,7 @@ export class SttSession {
       if (this.speech) return
       const start = Math.max(this.bufferStart, at - this.prefixSamples())
       this.trimBefore(start)
-      this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null }
+      this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null, recognized: start }
       this.send({
         type: 'input_audio_buffer.speech_started',
         audio_start_ms: toMs(start),
@@ -370,11 +462,19 @@ export class SttSession {
     const speech = this.speech
     if (!speech) return
     this.speech = null
+    // Audio already sent for early recognition stays in this turn: its words were sent as this item's.
+    end = Math.min(this.clock, Math.max(end, speech.recognized))
     const audio = this.take(speech.start, end)
-    await this.commitTurn(speech.itemId, audio, speech.start, endedBy)
+    await this.commitTurn(speech.itemId, audio, speech.start, endedBy, speech.recognized)
     if (how === 'commit') await this.restartVad()
     else if (how === 'cut') {
-      this.speech = { itemId: newId('item'), start: end, checkedAt: this.clock, candidate: null }
+      this.speech = {
+        itemId: newId('item'),
+        start: end,
+        checkedAt: this.clock,
+        candidate: null,
+        recognized: end,
+      }
       this.send({
         type: 'input_audio_buffer.speech_started',
         audio_start_ms: toMs(end),
@@ -399,6 +499,7 @@ export class SttSession {
   }
 
   private async clear() {
+    if (this.speech) this.early.delete(this.speech.itemId)
     this.speech = null
     this.trimBefore(this.clock)
     if (this.vad) await this.restartVad()
@@ -491,6 +592,7 @@ export class SttSession {
     audio: Float32Array,
     start: number,
     endedBy: 'endpoint' | 'change',
+    recognized = start,
   ) {
     const items: Turn[] = []
     if (!this.diarizing()) items.push({ itemId, audio, start, end: start + audio.length, speakers: null })
@@ -507,10 +609,17 @@ export class SttSession {
           speakers: unattributed(start, start + audio.length),
         })
       }
-      groups.forEach((group, k) => {
-        const from = k === 0 ? 0 : Math.round(group.start * ENGINE_RATE)
-        const to = k === groups.length - 1 ? audio.length : Math.round(group.end * ENGINE_RATE)
-        const last = k === groups.length - 1
+      // The first item holds at least what was recognized early (its words were sent as that item's).
+      const early = Math.min(audio.length, recognized - start)
+      const bounded = groups
+        .map((group, k) => ({
+          group,
+          from: k === 0 ? 0 : Math.max(early, Math.round(group.start * ENGINE_RATE)),
+          to: k === groups.length - 1 ? audio.length : Math.max(early, Math.round(group.end * ENGINE_RATE)),
+        }))
+        .filter((b, k) => k === 0 || b.to > b.from)
+      bounded.forEach(({ group, from, to }, k) => {
+        const last = k === bounded.length - 1
         items.push({
           itemId: k === 0 ? itemId : newId('item'),
           audio: audio.subarray(from, to),
@@ -568,27 +677,35 @@ export class SttSession {
   private async process(turn: Turn) {
     if (this.closed) return
     let transcript: string
+    // Words recognized while the turn went on were sent already; only the rest is recognized now.
+    const early = this.early.get(turn.itemId)
+    this.early.delete(turn.itemId)
+    const offset = early ? Math.min(turn.audio.length, Math.max(0, early.upTo - turn.start)) : 0
+    const rest = turn.audio.subarray(offset)
     try {
       // A sliver of audio (a turn cut right at its start) holds no words.
       const result =
-        turn.audio.length < MIN_COMMIT_SAMPLES
+        rest.length < MIN_COMMIT_SAMPLES
           ? { text: '', words: [] }
-          : await this.deps.recognizer.transcribe(turn.audio, { signal: this.abort.signal })
+          : await this.deps.recognizer.transcribe(rest, { signal: this.abort.signal })
       if (this.closed) return
-      transcript = result.text.trim()
+      const restStart = turn.start + offset
       const segments = groupSegments(result.words).map((seg) => ({
         text: seg.text,
-        segment_start_ms: toMs(turn.start) + Math.round(seg.start * 1000),
-        segment_end_ms: toMs(turn.start) + Math.round(seg.end * 1000),
+        segment_start_ms: toMs(restStart) + Math.round(seg.start * 1000),
+        segment_end_ms: toMs(restStart) + Math.round(seg.end * 1000),
       }))
+      const sentBefore = early?.texts.length ?? 0
       segments.forEach((seg, i) => {
         this.send({
           type: 'conversation.item.input_audio_transcription.delta',
           item_id: turn.itemId,
           content_index: 0,
-          delta: i === 0 ? seg.text : ` ${seg.text}`,
+          delta: i === 0 && sentBefore === 0 ? seg.text : ` ${seg.text}`,
         })
       })
+      const all = [...(early?.segments ?? []), ...segments]
+      transcript = all.map((seg) => seg.text).join(' ')
       this.send({
         type: 'conversation.item.input_audio_transcription.completed',
         item_id: turn.itemId,
@@ -596,7 +713,7 @@ export class SttSession {
         transcript,
         audio_start_ms: toMs(turn.start),
         audio_end_ms: toMs(turn.end),
-        segments,
+        segments: all,
       })
     } catch (err) {
       if (this.closed) return

@@ -150,12 +150,14 @@ async function serve(
   const diarize =
     options.diarization && deps.diarizer ? { diarizer: deps.diarizer, count: options.diarization } : undefined
   const onDiarizationError = (err: unknown) => request.log.warn({ err }, 'diarization failed')
+  const onVadError = (err: unknown) => request.log.warn({ err }, 'speech detection failed')
 
   if (!options.stream) {
     const parts = await transcribeAudio(audio, {
       recognizer: deps.recognizer,
       signal,
       onDiarizationError,
+      onVadError,
       ...(diarize ? { diarize } : {}),
     }).catch(recognitionError)
     const { contentType, body } = renderTranscript(options.responseFormat, parts)
@@ -178,6 +180,7 @@ async function serve(
       recognizer: deps.recognizer,
       signal,
       onDiarizationError,
+      onVadError,
       onText: (delta) => send({ type: 'transcript.text.delta', delta }),
       ...(diarize ? { diarize } : {}),
     })

@@ -30,16 +30,57 @@ describe('timestamps', () => {
 })
 
 describe('subtitle formats', () => {
+  const seg = (words: Array<[string, number, number]>) => ({
+    start: words[0]?.[1] ?? 0,
+    end: words.at(-1)?.[2] ?? 0,
+    text: words.map((w) => w[0]).join(' '),
+    words: words.map(([text, start, end]) => ({ text, start, end })),
+  })
+  const short = [
+    seg([
+      ['hello', 0.5, 0.8],
+      ['world', 0.85, 1.7345],
+    ]),
+    seg([
+      ['how', 3661, 3661.2],
+      ['are', 3661.2, 3661.4],
+      ['you', 3661.4, 3662.5],
+    ]),
+  ]
+
   it('writes numbered srt cues separated by blank lines', () => {
-    expect(toSrt(parts.segments)).toBe(
-      '1\n00:00:00,500 --> 00:00:01,235\nhello world\n\n2\n00:00:02,000 --> 01:01:01,500\nhow are you\n',
+    expect(toSrt(short)).toBe(
+      '1\n00:00:00,500 --> 00:00:01,735\nhello world\n\n2\n01:01:01,000 --> 01:01:02,500\nhow are you\n',
     )
   })
 
   it('writes a WEBVTT header and cues', () => {
-    expect(toVtt(parts.segments)).toBe(
-      'WEBVTT\n\n00:00:00.500 --> 00:00:01.235\nhello world\n\n00:00:02.000 --> 01:01:01.500\nhow are you\n',
+    expect(toVtt(short)).toBe(
+      'WEBVTT\n\n00:00:00.500 --> 00:00:01.735\nhello world\n\n01:01:01.000 --> 01:01:02.500\nhow are you\n',
     )
+  })
+
+  it('cuts a long segment into cues of at most 7 s and two lines of 42 characters at its word times', () => {
+    // 40 words of 0.3 s each: 12 s, 200 characters.
+    const long = seg(Array.from({ length: 40 }, (_, i) => [`word${i % 10}`, i * 0.3, i * 0.3 + 0.25]))
+    const srt = toSrt([long])
+    const cues = srt.trim().split('\n\n')
+    expect(cues.length).toBeGreaterThan(2)
+    for (const cue of cues) {
+      const [, times, ...lines] = cue.split('\n')
+      const [from, to] = (times as string).split(' --> ').map(seconds)
+      expect((to as number) - (from as number)).toBeLessThanOrEqual(7)
+      expect(lines.length).toBeLessThanOrEqual(2)
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(42)
+    }
+    expect(cues.flatMap((c) => c.split('\n').slice(2)).join(' ')).toBe(long.text)
+  })
+
+  it('spreads a segment without word times over its span', () => {
+    const srt = toSrt([{ start: 0, end: 20, text: Array.from({ length: 30 }, () => 'many').join(' ') }])
+    const ends = [...srt.matchAll(/--> (\S+)/g)].map((m) => seconds(m[1] as string))
+    expect(ends.at(-1)).toBe(20)
+    expect(ends.length).toBeGreaterThan(2)
   })
 
   it('skips empty segments and handles an empty transcript', () => {
@@ -47,6 +88,11 @@ describe('subtitle formats', () => {
     expect(toVtt([])).toBe('WEBVTT\n')
   })
 })
+
+function seconds(stamp: string): number {
+  const [h, m, s] = stamp.replace(',', '.').split(':').map(Number)
+  return (h as number) * 3600 + (m as number) * 60 + (s as number)
+}
 
 describe('json bodies', () => {
   it('json carries text and warnings, and the diarization block only when present', () => {

@@ -6,6 +6,15 @@ import type {
   TranscriptionWarning,
   TranscriptSegment,
 } from '../../../schema/index.ts'
+import {
+  finishCues,
+  renderSrt,
+  renderVtt,
+  type SubtitleCue,
+  splitCues,
+  subtitleTime,
+  wordsOverSpan,
+} from '../../../schema/subtitle-cues.ts'
 
 /** The upload's response bodies (docs/transcription.md): json, verbose_json, text, srt and vtt. */
 
@@ -17,8 +26,11 @@ export interface TimedWord {
 
 export interface TranscriptParts {
   text: string
-  /** Transcript segments: words grouped at pauses, seconds from the start of the file. */
-  segments: ReadonlyArray<{ start: number; end: number; text: string }>
+  /**
+   * Transcript segments: words grouped at pauses, seconds from the start of the file; with their words when known
+   * (subtitle cues are cut at their times, else at times spread over the segment).
+   */
+  segments: ReadonlyArray<{ start: number; end: number; text: string; words?: readonly TimedWord[] }>
   words: readonly TimedWord[]
   /** Length of the decoded audio in seconds. */
   duration: number
@@ -29,30 +41,23 @@ export interface TranscriptParts {
 const round3 = (s: number) => Math.round(s * 1000) / 1000
 
 /** `HH:MM:SS,mmm` (srt) or `HH:MM:SS.mmm` (vtt). */
-export function timestamp(seconds: number, separator: ',' | '.'): string {
-  const total = Math.max(0, Math.round(seconds * 1000))
-  const h = Math.floor(total / 3_600_000)
-  const m = Math.floor((total % 3_600_000) / 60_000)
-  const s = Math.floor((total % 60_000) / 1000)
-  const millis = total % 1000
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0')
-  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(millis, 3)}`
+export const timestamp = subtitleTime
+
+/**
+ * Subtitle cues (schema/subtitle-cues.ts): each segment's words cut into cues of at most 7 s and two lines of at most
+ * 42 characters, at word boundaries; a cue never spans two segments.
+ */
+export function subtitleCues(segments: TranscriptParts['segments']): SubtitleCue[] {
+  const cues = segments.flatMap((s) => {
+    const words = s.words && s.words.length > 0 ? s.words : wordsOverSpan(s.text, s.start, s.end)
+    return splitCues(words)
+  })
+  return finishCues(cues)
 }
 
-const cues = (segments: TranscriptParts['segments']) => segments.filter((s) => s.text.trim().length > 0)
+export const toSrt = (segments: TranscriptParts['segments']): string => renderSrt(subtitleCues(segments))
 
-export function toSrt(segments: TranscriptParts['segments']): string {
-  return cues(segments)
-    .map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${s.text.trim()}\n`)
-    .join('\n')
-}
-
-export function toVtt(segments: TranscriptParts['segments']): string {
-  const body = cues(segments)
-    .map((s) => `${timestamp(s.start, '.')} --> ${timestamp(s.end, '.')}\n${s.text.trim()}\n`)
-    .join('\n')
-  return body ? `WEBVTT\n\n${body}` : 'WEBVTT\n'
-}
+export const toVtt = (segments: TranscriptParts['segments']): string => renderVtt(subtitleCues(segments))
 
 export function transcriptSegments(parts: TranscriptParts): TranscriptSegment[] {
   return parts.segments.map((s, id) => ({ id, start: round3(s.start), end: round3(s.end), text: s.text }))

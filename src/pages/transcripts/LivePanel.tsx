@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { SPEAKER_COUNT_MAX, SPEAKER_COUNT_MIN } from '../../../schema/index.ts'
 import { Enriched } from './Enriched.tsx'
-import { DIARIZATION_STATUS_TEXT, type LiveItem } from './live.ts'
+import { DIARIZATION_STATUS_TEXT, type LiveItem, visibleItems } from './live.ts'
 import { type LiveStatus, useLive } from './live-store.ts'
 
 const STATUS_TEXT: Record<LiveStatus, string> = {
@@ -32,6 +32,7 @@ export function LivePanel() {
   const valid =
     /^\d+$/.test(maxSpeakers.trim()) && requested >= SPEAKER_COUNT_MIN && requested <= SPEAKER_COUNT_MAX
   const d = session.diarization
+  const items = visibleItems(session.items, status === 'stopped' || status === 'error')
   return (
     <section aria-labelledby="live-heading" className="panel live">
       <h2 id="live-heading">Live from the microphone</h2>
@@ -94,10 +95,10 @@ export function LivePanel() {
       {session.error && status !== 'error' && (
         <p className="field-error">The service said: {session.error}</p>
       )}
-      {session.items.length > 0 && (
+      {items.length > 0 && (
         <div role="log" aria-label="Live transcript">
           <ol className="live-items">
-            {session.items.map((item) => (
+            {items.map((item) => (
               <li
                 key={item.id}
                 className={item.completed ? 'live-final' : 'live-partial'}

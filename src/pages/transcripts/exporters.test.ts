@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { EMPTY_EDITS, type LabelEdits, type StoredResult } from '../../../schema/index.ts'
+import { speakerPrefix } from '../../../schema/subtitle-cues.ts'
+import {
+  expectCueLimits,
+  prng,
+  type RandomWord,
+  randomWords,
+  readSrt,
+  readVtt,
+} from '../../../server/testing/subtitles.ts'
 import {
   cuesOf,
   type ExportInput,
@@ -95,7 +104,8 @@ describe('SRT', () => {
       [
         '1\n00:00:00,500 --> 00:00:02,250\nInterviewer: Hello there.\n',
         '2\n00:00:02,250 --> 00:00:04,000\nspeaker_1: [joyful] Hi! <laugh> So & then.\n',
-        '3\n00:00:04,000 --> 00:00:12,000\ntail\n',
+        // One word lasting 8 s: the cue stops at the 7 s cap.
+        '3\n00:00:04,000 --> 00:00:11,000\ntail\n',
       ].join('\n'),
     )
   })
@@ -106,14 +116,15 @@ describe('SRT', () => {
       merges: { speaker_1: 'speaker_0' },
       turns: {},
     }
-    expect(toSrt(input(edits))).toContain('Interviewer: [joyful] Hi!')
+    // 44 characters on one line: two lines instead.
+    expect(toSrt(input(edits))).toContain('Interviewer: [joyful]\nHi! <laugh> So & then.')
     const moved: LabelEdits = { ...renamed, turns: { '2': 'speaker_1' } }
-    expect(toSrt(input(moved))).toContain('00:00:04,000 --> 00:00:12,000\nspeaker_1: tail')
+    expect(toSrt(input(moved))).toContain('00:00:04,000 --> 00:00:11,000\nspeaker_1: tail')
   })
 
   it('never leaves a blank line inside a cue', () => {
     const es: Entry[] = [{ index: 0, speaker: null, start: 0, end: 1, text: 'a\n\n\nb' }]
-    expect(toSrt(input(EMPTY_EDITS, es))).toBe('1\n00:00:00,000 --> 00:00:01,000\na\nb\n')
+    expect(toSrt(input(EMPTY_EDITS, es))).toBe('1\n00:00:00,000 --> 00:00:01,000\na b\n')
   })
 })
 
@@ -124,7 +135,7 @@ describe('WebVTT', () => {
         'WEBVTT\n',
         '00:00:00.500 --> 00:00:02.250\n<v Interviewer>Hello there.</v>\n',
         '00:00:02.250 --> 00:00:04.000\n<v speaker_1>[joyful] Hi! &lt;laugh&gt; So &amp; then.</v>\n',
-        '00:00:04.000 --> 00:00:12.000\ntail\n',
+        '00:00:04.000 --> 00:00:11.000\ntail\n',
       ].join('\n'),
     )
   })
@@ -186,5 +197,104 @@ describe('plain text', () => {
     const es = entriesOf(plain).entries
     expect(toText(input(EMPTY_EDITS, es, plain))).toBe('[00:00:00.0 - 00:00:01.0] Unattributed: a b\n')
     expect(toSrt(input(EMPTY_EDITS, es, plain))).toBe('1\n00:00:00,000 --> 00:00:01,000\na b\n')
+  })
+})
+
+describe('subtitle limits on every export (fixed-seed random transcripts)', () => {
+  const NAMES = ['Anna', 'Dr Someone With A Long Name', 'A<b>&c', 'Bo']
+
+  /** A diarized verbose_json result over random words: segments of 1–15 words given to turns of random speakers. */
+  function randomTranscript(random: () => number, opts: { withWords: boolean; trailing: boolean }) {
+    const words = randomWords(random, 5 + Math.floor(random() * 150), random() * 30)
+    const turns: Array<{ speaker: string | null; start: number | null; end: number | null; text: string }> =
+      []
+    const trailing: string[] = []
+    let i = 0
+    while (i < words.length) {
+      const segment = words.slice(i, i + 1 + Math.floor(random() * 15))
+      i += segment.length
+      const text = segment.map((w) => w.text).join(' ')
+      if (opts.trailing && random() < 0.1) {
+        trailing.push(text)
+        continue
+      }
+      const speaker = `speaker_${Math.floor(random() * 3)}`
+      const first = segment[0] as RandomWord
+      const last = segment.at(-1) as RandomWord
+      const previous = turns.at(-1)
+      if (previous && previous.speaker === speaker) {
+        previous.end = last.end
+        previous.text += ` ${text}`
+      } else turns.push({ speaker, start: first.start, end: last.end, text })
+    }
+    if (trailing.length > 0) turns.push({ speaker: null, start: null, end: null, text: trailing.join(' ') })
+    const result: StoredResult = {
+      text: words.map((w) => w.text).join(' '),
+      warnings: [],
+      duration: (words.at(-1)?.end ?? 0) + 1,
+      ...(opts.withWords ? { words: words.map((w) => ({ word: w.text, start: w.start, end: w.end })) } : {}),
+      diarization: {
+        status: 'completed',
+        speakers: ['speaker_0', 'speaker_1', 'speaker_2'],
+        segments: [],
+        turns,
+      },
+    }
+    return result
+  }
+
+  it('keeps every cue within 7 s and two lines of 42 characters, with every word once and in order', () => {
+    const random = prng(42)
+    for (let run = 0; run < 60; run++) {
+      const r = randomTranscript(random, { withWords: run % 4 !== 3, trailing: run % 2 === 0 })
+      const es = entriesOf(r).entries
+      const names: Record<string, string> = {}
+      for (const id of ['speaker_0', 'speaker_1', 'speaker_2']) {
+        if (random() < 0.5) names[id] = NAMES[Math.floor(random() * NAMES.length)] as string
+      }
+      const edits: LabelEdits = { ...EMPTY_EDITS, names }
+      const exported = input(edits, es, r)
+      const expected = cuesOf(exported).flatMap((c) => c.text.split(/\s+/))
+      const prefixes = ['speaker_0', 'speaker_1', 'speaker_2']
+        .map((id) => speakerPrefix(names[id] ?? id))
+        .sort((a, b) => b.length - a.length)
+      const srt = readSrt(toSrt(exported))
+      expect(expectCueLimits(srt, { prefixes })).toEqual(expected)
+      const vtt = readVtt(toVtt(exported))
+      expect(expectCueLimits(vtt)).toEqual(expected)
+      // Every cue of a turn carries that turn's speaker.
+      for (const cue of vtt)
+        if (cue.voice !== null)
+          expect(
+            Object.values(names).concat(
+              prefixes.map((p) => p.slice(0, -2)),
+              ['speaker_0', 'speaker_1', 'speaker_2'],
+            ),
+          ).toContain(cue.voice)
+    }
+  })
+
+  it("places a turn's cues at its words' recognized times", () => {
+    const r: StoredResult = {
+      text: 'one two three four',
+      warnings: [],
+      words: [
+        { word: 'one', start: 1, end: 1.4 },
+        { word: 'two', start: 1.5, end: 1.9 },
+        { word: 'three', start: 9.5, end: 9.9 },
+        { word: 'four', start: 10, end: 10.5 },
+      ],
+      diarization: {
+        status: 'completed',
+        speakers: ['speaker_0'],
+        segments: [],
+        turns: [{ speaker: 'speaker_0', start: 0.5, end: 11, text: 'one two three four' }],
+      },
+    }
+    const cues = readSrt(toSrt(input(EMPTY_EDITS, entriesOf(r).entries, r)))
+    expect(cues.map((c) => [c.start, c.end, c.lines.join(' ')])).toEqual([
+      [1, 2, 'speaker_0: one two'],
+      [9.5, 10.5, 'speaker_0: three four'],
+    ])
   })
 })

@@ -1,4 +1,16 @@
 import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
+import {
+  vttEscape as escapeVtt,
+  finishCues,
+  renderSrt,
+  renderVtt,
+  type SubtitleCue,
+  speakerPrefix,
+  splitCues,
+  subtitleTime,
+  wordsOverSpan,
+} from '../../../schema/subtitle-cues.ts'
+import { entryWords, resultWords } from './cue-words.ts'
 import { labelMap, nameOf, resolveSpeaker, speakerOf } from './labels.ts'
 import type { Entry } from './turns.ts'
 
@@ -7,7 +19,9 @@ import type { Entry } from './turns.ts'
  * (the service's result unchanged plus the label map) and plain text with timecodes. Pure functions returning text.
  *
  * Entries without times (the trailing unattributed text) are placed after the last timed entry, up to the end of the
- * recording (at least one second), so no text is lost from the subtitle formats.
+ * recording (at least one second, and 0.3 s a word), so no text is lost from the subtitle formats. The subtitle
+ * formats cut every entry into cues of at most 7 s and two lines of 42 characters at its words' times
+ * (schema/subtitle-cues.ts, shared with the service's own srt and vtt).
  */
 
 export interface ExportInput {
@@ -28,35 +42,37 @@ interface Cue {
 /** Milliseconds, rounded, never negative. */
 const ms = (seconds: number) => Math.max(0, Math.round(seconds * 1000))
 
-function timestamp(seconds: number, separator: ',' | '.'): string {
-  const total = ms(seconds)
-  const h = Math.floor(total / 3_600_000)
-  const m = Math.floor((total % 3_600_000) / 60_000)
-  const s = Math.floor((total % 60_000) / 1000)
-  const rest = total % 1000
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0')
-  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(rest, 3)}`
-}
+export const srtTime = (seconds: number) => subtitleTime(seconds, ',')
+export const vttTime = (seconds: number) => subtitleTime(seconds, '.')
 
-export const srtTime = (seconds: number) => timestamp(seconds, ',')
-export const vttTime = (seconds: number) => timestamp(seconds, '.')
+/** Seconds of screen time an untimed entry gets per word, at least. */
+const UNTIMED_SECONDS_PER_WORD = 0.3
 
-/** The cues in time order; untimed entries after the last timed one; empty texts left out. */
-export function cuesOf({ result, entries, edits, duration }: ExportInput): Cue[] {
-  const timed: Cue[] = []
+/** Entry cues with whether their times are the service's (timed) or placed here (untimed). */
+function placedCues({ result, entries, edits, duration }: ExportInput): Array<Cue & { timed: boolean }> {
+  const timed: Array<Cue & { timed: boolean }> = []
   const untimed: Entry[] = []
   for (const e of entries) {
     const text = e.text.trim()
     if (!text) continue
     if (e.start === null || e.end === null) untimed.push(e)
-    else timed.push({ start: e.start, end: Math.max(e.end, e.start), speaker: speakerOf(edits, e), text })
+    else
+      timed.push({
+        start: e.start,
+        end: Math.max(e.end, e.start),
+        speaker: speakerOf(edits, e),
+        text,
+        timed: true,
+      })
   }
   timed.sort((a, b) => a.start - b.start || a.end - b.end)
   let cursor = timed.reduce((max, c) => Math.max(max, c.end), 0)
   const recordingEnd = duration ?? result.duration ?? 0
   for (const e of untimed) {
-    const end = Math.max(cursor + 1, recordingEnd)
-    timed.push({ start: cursor, end, speaker: speakerOf(edits, e), text: e.text.trim() })
+    const text = e.text.trim()
+    const words = text.split(/\s+/).length
+    const end = Math.max(cursor + 1, recordingEnd, cursor + words * UNTIMED_SECONDS_PER_WORD)
+    timed.push({ start: cursor, end, speaker: speakerOf(edits, e), text, timed: false })
     cursor = end
   }
   // A cue must end after it starts (1 ms at least, once rounded).
@@ -64,31 +80,38 @@ export function cuesOf({ result, entries, edits, duration }: ExportInput): Cue[]
   return timed
 }
 
-/** SRT lines may not hold a blank line (it ends the cue). */
-const srtText = (text: string) => text.replace(/\r\n?/g, '\n').replace(/\n{2,}/g, '\n')
-
-export function toSrt(input: ExportInput): string {
-  return cuesOf(input)
-    .map((c, i) => {
-      const speaker = c.speaker === null ? '' : `${nameOf(input.edits, c.speaker)}: `
-      return `${i + 1}\n${srtTime(c.start)} --> ${srtTime(c.end)}\n${speaker}${srtText(c.text)}\n`
-    })
-    .join('\n')
+/** The entries as cues in time order; untimed entries after the last timed one; empty texts left out. */
+export function cuesOf(input: ExportInput): Cue[] {
+  return placedCues(input).map(({ timed: _, ...cue }) => cue)
 }
+
+/**
+ * The subtitle cues of an export: each entry's words (their recognized times where the result has them) cut into
+ * cues within the limits, each with its speaker — written into the first line for SRT (`Name: `, counted in the
+ * line's length), as a voice span for WebVTT; unattributed text has no speaker.
+ */
+export function subtitleCuesOf(input: ExportInput, format: 'srt' | 'vtt'): SubtitleCue[] {
+  const words = resultWords(input.result)
+  const cues = placedCues(input).flatMap((c) => {
+    const timedWords = c.timed
+      ? entryWords(c.text, c.start, c.end, words)
+      : wordsOverSpan(c.text, c.start, c.end)
+    const named = c.speaker === null ? null : nameOf(input.edits, c.speaker)
+    if (named === null) return splitCues(timedWords)
+    return format === 'srt'
+      ? splitCues(timedWords, { prefix: speakerPrefix(named) })
+      : splitCues(timedWords, { voice: named })
+  })
+  return finishCues(cues)
+}
+
+export const toSrt = (input: ExportInput): string => renderSrt(subtitleCuesOf(input, 'srt'))
 
 /** WebVTT cue text: `&`, `<` and `>` escaped, no blank lines, no `-->`. */
-export function vttEscape(text: string): string {
-  return srtText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-}
+export const vttEscape = (text: string): string =>
+  escapeVtt(text.replace(/\r\n?/g, '\n').replace(/\n{2,}/g, '\n'))
 
-export function toVtt(input: ExportInput): string {
-  const cues = cuesOf(input).map((c) => {
-    const text = vttEscape(c.text)
-    const body = c.speaker === null ? text : `<v ${vttEscape(nameOf(input.edits, c.speaker))}>${text}</v>`
-    return `${vttTime(c.start)} --> ${vttTime(c.end)}\n${body}\n`
-  })
-  return ['WEBVTT\n', ...cues].join('\n')
-}
+export const toVtt = (input: ExportInput): string => renderVtt(subtitleCuesOf(input, 'vtt'))
 
 /**
  * The service's result exactly as it came, plus `labels`: `speakers` maps every original speaker to the name it reads

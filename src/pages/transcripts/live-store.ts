@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { connectLiveTranscription, type LiveConnection } from '../../api/client.ts'
 import { MicCapture } from '../../audio/mic-capture.ts'
 import { queryClient } from '../../state/query-client.ts'
-import { INITIAL_LIVE, type LiveState, liveReducer } from './live.ts'
+import { drained, INITIAL_LIVE, isStopNoise, type LiveState, liveReducer } from './live.ts'
 
 /**
  * One live transcription session at a time: the microphone, the socket through the backend, and the session's state
@@ -21,8 +21,11 @@ interface LiveStore {
   stop(): Promise<void>
 }
 
-/** After Stop, how long to wait for the last turn's transcript and speakers event. */
-const DRAIN_MS = 3000
+/**
+ * After Stop, how long to wait at most for the last turns' transcripts and speakers events (recognition of a long
+ * turn on a busy machine takes several seconds); the wait ends as soon as nothing is pending.
+ */
+const DRAIN_MS = 12_000
 
 let mic: MicCapture | null = null
 let connection: LiveConnection | null = null
@@ -55,7 +58,12 @@ export const useLive = create<LiveStore>((set, get) => {
       const opened = new Promise<void>((resolve, reject) => {
         connection = connectLiveTranscription(settings, {
           onOpen: resolve,
-          onEvent: (event) => set({ session: liveReducer(get().session, event) }),
+          onEvent: (event) => {
+            // Stop after silence: the service's turn detection already ended the turn, so its refusal of the
+            // commit is expected and not shown.
+            if (get().status === 'stopping' && isStopNoise(event)) return
+            set({ session: liveReducer(get().session, event) })
+          },
           onClose: ({ code, reason, opened }) => {
             connection = null
             void release()
@@ -113,15 +121,13 @@ export const useLive = create<LiveStore>((set, get) => {
       if (get().status !== 'listening') return
       set({ status: 'stopping' })
       await release()
-      connection?.commit()
-      // Give the service a moment to finish the last turn and name its speaker.
+      // Only speech in progress needs ending; after a pause the service's turn detection has already ended it.
+      const stopped = { committed: get().session.speaking, itemsBefore: get().session.items.length }
+      if (stopped.committed) connection?.commit()
+      // Give the service time to finish the last turns and name their speakers.
       const deadline = Date.now() + DRAIN_MS
       while (Date.now() < deadline && connection) {
-        const items = get().session.items
-        const pending = items.some(
-          (i) => !i.completed || (get().session.diarization?.enabled && i.speaker === undefined),
-        )
-        if (!pending) break
+        if (drained(get().session, stopped)) break
         await new Promise((r) => setTimeout(r, 100))
       }
       connection?.close()

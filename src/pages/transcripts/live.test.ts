@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { INITIAL_LIVE, type LiveState, liveReducer } from './live.ts'
+import {
+  drained,
+  INITIAL_LIVE,
+  isStopNoise,
+  type LiveItem,
+  type LiveState,
+  liveReducer,
+  visibleItems,
+} from './live.ts'
 
 const fold = (events: Array<{ type: string } & Record<string, unknown>>, from: LiveState = INITIAL_LIVE) =>
   events.reduce(liveReducer, from)
@@ -110,5 +118,52 @@ describe('liveReducer', () => {
     ])
     expect(state.error).toBe('Bad audio.')
     expect(state.items).toEqual([])
+  })
+})
+
+describe('Stop after silence', () => {
+  const item = (over: Partial<LiveItem>): LiveItem => ({ id: 'i', text: '', completed: false, ...over })
+
+  it('shows no row for a turn without words, and none for an unfinished empty one once the session ended', () => {
+    const items = [
+      item({ id: 'a', text: 'hello', completed: true }),
+      item({ id: 'b', completed: true }),
+      item({ id: 'c' }),
+      item({ id: 'd', text: 'partial' }),
+      item({ id: 'e', completed: true, speakerText: '[laughs]' }),
+    ]
+    expect(visibleItems(items, false).map((i) => i.id)).toEqual(['a', 'c', 'd', 'e'])
+    expect(visibleItems(items, true).map((i) => i.id)).toEqual(['a', 'd', 'e'])
+  })
+
+  it('treats the refused commit of a Stop after silence as no error', () => {
+    expect(
+      isStopNoise({
+        type: 'error',
+        error: {
+          code: 'input_audio_buffer_commit_empty',
+          message: 'There is no speech in the buffer to commit.',
+        },
+      }),
+    ).toBe(true)
+    expect(isStopNoise({ type: 'error', error: { code: 'rate_limit_exceeded' } })).toBe(false)
+  })
+
+  it('waits for the committed item, its transcript and, with diarization, its speaker', () => {
+    const base: LiveState = {
+      ...INITIAL_LIVE,
+      items: [item({ id: 'a', text: 'x', completed: true, speaker: 's' })],
+    }
+    expect(drained(base, { committed: false, itemsBefore: 1 })).toBe(true)
+    expect(drained(base, { committed: true, itemsBefore: 1 })).toBe(false)
+    const more = { ...base, items: [...base.items, item({ id: 'b', text: 'y' })] }
+    expect(drained(more, { committed: true, itemsBefore: 1 })).toBe(false)
+    const done = { ...more, items: [...base.items, item({ id: 'b', text: 'y', completed: true })] }
+    expect(drained(done, { committed: true, itemsBefore: 1 })).toBe(true)
+    const diarized = {
+      ...done,
+      diarization: { enabled: true, status: 'active' as const, maxSpeakers: 4, maxSpeakersRequested: null },
+    }
+    expect(drained(diarized, { committed: true, itemsBefore: 1 })).toBe(false)
   })
 })

@@ -121,6 +121,38 @@ export function liveReducer(state: LiveState, event: AnyEvent): LiveState {
   }
 }
 
+/**
+ * The rows worth showing: an item whose transcript came back empty (a cough, a door) is left out, and once the
+ * session has ended so is an item that never got a word (its transcript can no longer come).
+ */
+export function visibleItems(items: readonly LiveItem[], ended: boolean): LiveItem[] {
+  return items.filter((i) => {
+    const words = i.text.trim() || i.speakerText?.trim()
+    if (words) return true
+    return !(i.completed || ended)
+  })
+}
+
+/**
+ * An error event that is no error for someone pressing Stop: the service refuses a commit when no speech is in
+ * progress (its turn detection already ended the turn at the pause), which is what a Stop after silence sends when
+ * the client's view of `speaking` lags the service's.
+ */
+export const isStopNoise = (event: { type: string } & Record<string, unknown>): boolean =>
+  event.type === 'error' &&
+  (event.error as { code?: unknown } | undefined)?.code === 'input_audio_buffer_commit_empty'
+
+/**
+ * Whether a Stop has nothing more to wait for: every item has its transcript (and, with diarization, its speaker),
+ * and when Stop committed speech in progress, that commit's item has arrived (`itemsBefore`: the count at Stop).
+ */
+export function drained(state: LiveState, stop: { committed: boolean; itemsBefore: number }): boolean {
+  if (stop.committed && state.items.length <= stop.itemsBefore) return false
+  return !state.items.some(
+    (i) => !i.completed || (state.diarization?.enabled === true && i.speaker === undefined),
+  )
+}
+
 export const DIARIZATION_STATUS_TEXT: Record<LiveDiarizationStatus, string> = {
   active: 'Speaker labels: active.',
   unavailable: 'Speaker labels: unavailable for this session; the words still come.',

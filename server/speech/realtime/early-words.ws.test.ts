@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { spokenPcm } from '../../testing/spoken-audio.ts'
+import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
+
+/**
+ * Words while a turn goes on (issue 20, docs/transcription.md "Words sooner"): a long turn streamed at about real
+ * time gets deltas before its speech has stopped, and they still concatenate to the item's transcript.
+ */
+let svc: RunningService
+let speech: Int16Array
+
+beforeAll(async () => {
+  svc = await startSpeechService()
+  speech = await spokenPcm(
+    svc.service.synthesizer,
+    'The weather is sunny today and we will walk to the station. After that we can have lunch by the river, and then we will take the train back home before it gets dark.',
+  )
+}, 60_000)
+afterAll(async () => {
+  await svc?.close()
+})
+
+const ofType = (type: string) => (m: Record<string, unknown>) => m.type === type
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Appends 24 kHz PCM16 in 100 ms pieces, one every `everyMs`. */
+async function stream(client: WsTestClient, pcm: Int16Array, everyMs: number) {
+  const piece = 2400
+  for (let i = 0; i < pcm.length; i += piece) {
+    const part = pcm.subarray(i, i + piece)
+    client.sendJson({
+      type: 'input_audio_buffer.append',
+      audio: Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString('base64'),
+    })
+    await sleep(everyMs)
+  }
+}
+
+describe('early words', () => {
+  it('sends words of a turn before its speech stops, concatenating to the transcript', async () => {
+    const client = await connectWs(`${svc.baseUrl.replace('http', 'ws')}/v1/realtime`, svc.apiKey)
+    if (!('socket' in client)) throw new Error('refused')
+    try {
+      await client.next(ofType('session.created'))
+      // 100 ms of audio every 100 ms: real time.
+      await stream(client, new Int16Array(2400 * 3), 100)
+      await stream(client, speech, 100)
+      await stream(client, new Int16Array(2400 * 15), 100)
+      const completed = await client.next(
+        ofType('conversation.item.input_audio_transcription.completed'),
+        60_000,
+      )
+      const item = completed.item_id
+      const stoppedAt = client.messages.findIndex(
+        (m) => m.type === 'input_audio_buffer.speech_stopped' && m.item_id === item,
+      )
+      const deltas = client.messages.filter(
+        (m) => m.type === 'conversation.item.input_audio_transcription.delta' && m.item_id === item,
+      )
+      expect(stoppedAt).toBeGreaterThan(0)
+      // Words came while the speaker was still talking.
+      expect(client.messages.indexOf(deltas[0] as never)).toBeLessThan(stoppedAt)
+      expect(deltas.map((d) => d.delta).join('')).toBe(completed.transcript)
+      expect(String(completed.transcript).split(' ').length).toBeGreaterThan(15)
+      const segments = completed.segments as Array<{ segment_start_ms: number; segment_end_ms: number }>
+      for (let i = 0; i < segments.length; i++) {
+        const s = segments[i] as (typeof segments)[number]
+        expect(s.segment_start_ms).toBeGreaterThanOrEqual(Number(completed.audio_start_ms))
+        expect(s.segment_end_ms).toBeLessThanOrEqual(Number(completed.audio_end_ms))
+        if (i > 0)
+          expect(s.segment_start_ms).toBeGreaterThanOrEqual((segments[i - 1] as typeof s).segment_end_ms)
+      }
+    } finally {
+      client.socket.close()
+    }
+  }, 120_000)
+})
