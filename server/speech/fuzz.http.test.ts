@@ -2,6 +2,7 @@ import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
+import { mulberry32 } from '../engine/markup/dsp.ts'
 import { rawRequest, rawSocket, specErrorProblem } from '../testing/raw-http.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 
@@ -23,17 +24,6 @@ const TIMEOUT_MS = 15_000
 
 type Rng = () => number
 
-/** mulberry32: small, fast, and enough to make the same cases from the same seed. */
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1))
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[int(rng, 0, xs.length - 1)] as T
 const chance = (rng: Rng, p: number) => rng() < p

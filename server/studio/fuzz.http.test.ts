@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mulberry32 } from '../engine/markup/dsp.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing/studio.ts'
 
@@ -9,18 +10,6 @@ import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing
  * path, spoofed headers, clients that leave mid-body. Whatever comes in: no 5xx, no hang, and every refusal in one of
  * the two shapes a browser reads (the studio's `{ detail }`, or the service's `{ error: { message, type, … } }`).
  */
-
-/** mulberry32: small, fast and the same on every machine. */
-function prng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const SEED = 0x5eed18
 const REQUESTS = 300
@@ -290,7 +279,7 @@ function generator(random: () => number) {
 
 describe('studio backend fuzz', () => {
   it(`answers ${REQUESTS} hostile requests (seed ${SEED.toString(16)}) with no 5xx, no hang, known shapes`, async () => {
-    const next = generator(prng(SEED))
+    const next = generator(mulberry32(SEED))
     const problems: string[] = []
     const statuses = new Map<number, number>()
     // Four at a time: some concurrency, without turning the suite into a load test.

@@ -11,17 +11,8 @@ export interface RandomWord {
   end: number
 }
 
-/** mulberry32: a small PRNG, so that every run sees the same "random" cases. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The project's one seeded PRNG, so that every run sees the same "random" cases. */
+export { mulberry32 as prng } from '../engine/markup/dsp.ts'
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 

@@ -3,16 +3,25 @@
  * excite a cascade of formant resonators, with an optional anti-resonance for nasal sounds.
  */
 
-/** Deterministic white noise in [-1, 1] (mulberry32): a sound renders the same every time, which tests rely on. */
-export function whiteNoise(seed: number): () => number {
+/**
+ * mulberry32: a small seeded generator of numbers in [0, 1), the same on every machine — the project's one PRNG, for
+ * sounds that must render the same every time, reproducible takes, and tests that generate cases from a seed.
+ */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
     let t = state
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) / 4_294_967_296) * 2 - 1
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
   }
+}
+
+/** Deterministic white noise in [-1, 1]: a sound renders the same every time, which tests rely on. */
+export function whiteNoise(seed: number): () => number {
+  const random = mulberry32(seed)
+  return () => random() * 2 - 1
 }
 
 export interface Formant {
