@@ -239,14 +239,26 @@ export function twoPersonClips(meetings: Meeting[], takes: Take[], seconds: numb
     const a = fsdd[i] as Clip
     const b = fsdd.find((c, j) => j > i + 3 && c.speaker !== a.speaker && c.fold === a.fold)
     if (!b) continue
-    pairs.push({ audio: join16k([a.audio, b.audio], 0.3), sameRoom: false, fold: a.fold, corpus: 'fsdd', seconds })
+    pairs.push({
+      audio: join16k([a.audio, b.audio], 0.3),
+      sameRoom: false,
+      fold: a.fold,
+      corpus: 'fsdd',
+      seconds,
+    })
   }
   const ami = amiClips(meetings, seconds, seconds + 1.5)
   for (let i = 0; i < ami.length; i++) {
     const a = ami[i] as Clip
     const b = ami.find((c, j) => j > i && c.room === a.room && c.speaker !== a.speaker)
     if (!b) continue
-    pairs.push({ audio: join16k([a.audio, b.audio], 0.3), sameRoom: true, fold: a.fold, corpus: 'ami', seconds })
+    pairs.push({
+      audio: join16k([a.audio, b.audio], 0.3),
+      sameRoom: true,
+      fold: a.fold,
+      corpus: 'ami',
+      seconds,
+    })
   }
   return pairs
 }

@@ -139,7 +139,10 @@ function screenBefore(audio: Float32Array): { speakers: number; music: boolean }
   const mean = (label: number) => {
     const sum = new Float32Array(windows[0]?.embedding.length ?? 0)
     windows.forEach((w, i) => {
-      if (labels[i] === label) w.embedding.forEach((x, d) => (sum[d] = (sum[d] as number) + x * w.voicedFrames))
+      if (labels[i] !== label) return
+      w.embedding.forEach((x, d) => {
+        sum[d] = (sum[d] as number) + x * w.voicedFrames
+      })
     })
     return sum
   }
@@ -176,7 +179,7 @@ export function syntheticMusic(seconds: number, seed: number): Float32Array {
   const partials = 3 + Math.floor(6 * random())
   const degrees = [0, 5, 7, 9, 4, 2]
   const hz = (midi: number) => 440 * 2 ** ((midi - 69) / 12)
-  for (let start = 0, bar = 0; start < seconds; start += beat, bar++) {
+  for (let start = 0; start < seconds; start += beat) {
     const chordRoot = root + (degrees[Math.floor(random() * degrees.length)] as number)
     const notes = [chordRoot - 12, chordRoot, chordRoot + 4, chordRoot + 7]
     const from = Math.round(start * 16_000)
@@ -238,7 +241,8 @@ export async function benchRealSpeech(): Promise<void> {
     before: verdictOf(screenBefore(p.audio)),
   }))
   const screenMs = performance.now() - started
-  const share = (xs: boolean[]) => `${pct(xs.filter(Boolean).length / xs.length)} of ${String(xs.length).padEnd(3)}`
+  const share = (xs: boolean[]) =>
+    `${pct(xs.filter(Boolean).length / xs.length)} of ${String(xs.length).padEnd(3)}`
   console.log(
     `Consent screen (${(screenMs / (singles.length + twos.length) / 2).toFixed(0)} ms a clip), before → after:`,
   )
@@ -248,20 +252,45 @@ export async function benchRealSpeech(): Promise<void> {
     )
   const accepted = (v: Verdict) => v === 'accepted'
   for (const corpus of ['fsdd', 'ami'] as const)
-    line(`one person accepted, ${corpus}`, singles.filter((s) => s.corpus === corpus), accepted)
-  line('one person accepted, held-out fold 1', singles.filter((s) => s.fold === 1), accepted)
+    line(
+      `one person accepted, ${corpus}`,
+      singles.filter((s) => s.corpus === corpus),
+      accepted,
+    )
+  line(
+    'one person accepted, held-out fold 1',
+    singles.filter((s) => s.fold === 1),
+    accepted,
+  )
   line('one person accepted, all (aim ≥ 98%)', singles, accepted)
+  line(
+    'one person accepted, ≥ 1 s of voiced speech',
+    singles.filter((s) => s.after !== 'too_short'),
+    accepted,
+  )
   for (const verdict of ['multiple_speakers', 'music_detected', 'too_short', 'too_noisy'] as const)
     line(`  one person refused as ${verdict}`, singles, (v) => v === verdict)
   const twoVoices = (v: Verdict) => v === 'multiple_speakers'
   for (const seconds of [2, 3, 4, 5]) {
     const these = twos.filter((t) => t.seconds === seconds)
     line(`two voices detected, ${seconds} s each, all`, these, twoVoices)
-    line(`  held-out fold 1`, these.filter((t) => t.fold === 1), twoVoices)
-    line(`  same room (AMI)`, these.filter((t) => t.sameRoom), twoVoices)
+    line(
+      `  held-out fold 1`,
+      these.filter((t) => t.fold === 1),
+      twoVoices,
+    )
+    line(
+      `  same room (AMI)`,
+      these.filter((t) => t.sameRoom),
+      twoVoices,
+    )
     line(`  refused for any cause`, these, (v) => v !== 'accepted')
   }
-  line('two voices detected, 3–5 s each (aim ≥ 90%)', twos.filter((t) => t.seconds >= 3), twoVoices)
+  line(
+    'two voices detected, 3–5 s each (aim ≥ 90%)',
+    twos.filter((t) => t.seconds >= 3),
+    twoVoices,
+  )
 
   // Music: synthetic pieces alone, and under one person's speech at −6 dB and −12 dB.
   const pieces = Array.from({ length: 12 }, (_, seed) => syntheticMusic(8, seed + 1))
@@ -271,7 +300,10 @@ export async function benchRealSpeech(): Promise<void> {
   const voices = real.single.filter((c) => c.fold === 1 && c.audio.length > 4 * 16_000).slice(0, 12)
   for (const db of [-6, -12]) {
     const mixed = voices.map((c, i) => mixUnder(c.audio, pieces[i % pieces.length] as Float32Array, db))
-    const verdicts = mixed.map((m) => ({ before: verdictOf(screenBefore(m)), after: verdictOf(screen(m, 1)) }))
+    const verdicts = mixed.map((m) => ({
+      before: verdictOf(screenBefore(m)),
+      after: verdictOf(screen(m, 1)),
+    }))
     line(`speech over music at ${db} dB refused as music`, verdicts, (v) => v === 'music_detected')
   }
 

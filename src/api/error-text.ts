@@ -150,6 +150,44 @@ function refusedField(err: Refusal): ErrorExplanation {
   return fixed(`The service refused the request. ${words}`, param ? REPORT : 'Correct it and try again.')
 }
 
+/** What the service's refusal was about: a consent recording, a saved voice's sample or a reference clip. */
+function clipName(param: string | null): string {
+  return param === 'recording' ? 'consent recording' : param === 'audio_sample' ? 'voice sample' : 'clip'
+}
+
+/**
+ * Why the service could not use a clip (`invalid_audio`, spec 7 shapes): its message says whether the clip held too
+ * little speech, was too noisy to judge, or could not be read at all, and each cause has its own remedy.
+ */
+export type ClipProblem = 'too_short' | 'too_noisy' | 'unreadable'
+
+export function clipProblem(code: string | null, words: string): ClipProblem {
+  if (code !== 'invalid_audio') return 'unreadable'
+  if (/too noisy|noise/i.test(words)) return 'too_noisy'
+  if (/too little speech|too short|of speech/i.test(words)) return 'too_short'
+  return 'unreadable'
+}
+
+function unusableClip(code: string | null, words: string): ErrorExplanation {
+  switch (clipProblem(code, words)) {
+    case 'too_short':
+      return fixed(
+        `The clip holds too little speech to tell whose voice it is. ${words}`.trim(),
+        `Record again for longer: ${VOICE_SAMPLE_MIN_SECONDS} to ${VOICE_SAMPLE_MAX_SECONDS} seconds of one person talking steadily, with few pauses.`,
+      )
+    case 'too_noisy':
+      return fixed(
+        `The clip is too noisy to hear the voice clearly. ${words}`.trim(),
+        'Record again closer to the microphone (about a hand’s width away), in a quieter room, with fans, music and other voices off.',
+      )
+    case 'unreadable':
+      return fixed(
+        `The clip could not be used as a voice. ${words}`.trim(),
+        `Use ${VOICE_SAMPLE_MIN_SECONDS} to ${VOICE_SAMPLE_MAX_SECONDS} seconds of one person speaking clearly, in ${UPLOAD_FORMATS_IN_WORDS}.`,
+      )
+  }
+}
+
 function explainRefusal(err: Refusal): ErrorExplanation {
   const { param, words } = err
   const wait = err.retryAfterSeconds
@@ -158,9 +196,26 @@ function explainRefusal(err: Refusal): ErrorExplanation {
       return fixed('The live stream asked for an audio format other than PCM, which it cannot send.', REPORT)
     case 'invalid_audio':
     case 'decoder_unavailable':
+      return unusableClip(err.code, words)
+    case 'multiple_speakers':
       return fixed(
-        `The clip could not be used as a voice. ${words}`.trim(),
-        `Use ${VOICE_SAMPLE_MIN_SECONDS} to ${VOICE_SAMPLE_MAX_SECONDS} seconds of one person speaking clearly, in ${UPLOAD_FORMATS_IN_WORDS}.`,
+        `More than one voice can be heard in the ${clipName(param)}.`,
+        'Record again with only the owner of the voice speaking: somewhere nobody else is talking, and without a television or radio on.',
+      )
+    case 'music_detected':
+      return fixed(
+        `Music was heard in the ${clipName(param)}.`,
+        'Turn off music, television and radio, then record again.',
+      )
+    case 'recording_duration_out_of_range':
+      return fixed(
+        `The consent recording is too short or too long. ${words}`.trim(),
+        'Record again: read the phrase once at a steady pace and stop soon after.',
+      )
+    case 'consent_phrase_mismatch':
+      return fixed(
+        `The recording does not say the consent phrase. ${words}`.trim(),
+        'The owner of the voice reads the phrase exactly as written, in one go, clearly and without other words. Record again, or type the exact words spoken in Transcript.',
       )
     case 'durable_api_key_required':
       return fixed(
@@ -185,7 +240,7 @@ function explainRefusal(err: Refusal): ErrorExplanation {
     case 'speaker_verification_failed':
       return fixed(
         "The clip's speaker does not match the consent's speaker.",
-        'Use a clip of the same person who recorded the consent, with only their voice.',
+        'Use a clip of the same person who recorded the consent, with only their voice: several seconds of steady talking, close to the microphone, in a quiet room. If it is them, record again that way; otherwise choose the consent this person recorded.',
       )
     case 'rate_limit_exceeded':
       return passing(

@@ -1,15 +1,30 @@
 /**
- * Screening of a consent recording before it is accepted: how much speech it holds, how many people seem to speak
- * in it, and whether music plays. The service refuses a clip with more than one speaker or with music. It runs
- * synchronously (a consent clip lasts seconds): speech is what stands above the clip's own noise floor, and the
- * speakers are counted by the diarizer's window clustering.
+ * Screening of a consent recording before it is accepted: how much speech it holds, whether it holds enough of it,
+ * clearly enough, to judge, how many people seem to speak in it, and whether music plays. The service refuses a clip
+ * with music, with too little or too noisy speech, or with more than one speaker. It runs synchronously (a consent
+ * clip lasts seconds).
+ *
+ * Speakers are found in two steps. The diarizer's window clustering (1.5 s windows of MFCC statistics) proposes a
+ * partition; it splits readily, and on real recordings it also splits one person whose words or loudness change.
+ * Each proposed pair of voices is then compared as a whole with the speaker verifier's model (gmm.ts): each side's
+ * voiced frames give a MAP-adapted GMM-UBM mean supervector (Reynolds, Quatieri & Dunn 2000; Campbell, Sturim &
+ * Reynolds 2006) after per-clip cepstral mean and variance normalisation, and two sides count as two people only
+ * when their supervectors point apart (cosine below SAME_VOICE_SIMILARITY), or when their median pitches lie half
+ * an octave apart (DIFFERENT_PITCH_SEMITONES). The threshold is chosen on held-out
+ * real speakers (bench/voices-real.ts; docs/voices-and-consents.md).
  */
 import { DEFAULT_CLUSTER_THRESHOLD } from '../diarization/classical.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from '../diarization/windows.ts'
 import { cosineSimilarity } from './embedder.ts'
 import { FRAMES_PER_SECOND } from './features.ts'
+import { clipFeatures, GMM_FEATURES, supervector, type Ubm } from './gmm.ts'
+import { MIN_EMBEDDING_FRAMES } from './gmm-embedder.ts'
+import { SPEAKER_MODEL } from './speaker-model.ts'
 import { analyzeSpeech, type SpeechTrack } from './statistics.ts'
 import { sustainedToneShare } from './tonality.ts'
+
+/** Why a clip holds too little evidence to be screened, so what to record instead. */
+export type WeakEvidence = 'too_short' | 'too_noisy'
 
 export interface RecordingScreen {
   /** Seconds of sound above the clip's noise floor, pauses under 0.3 s included. */
@@ -18,9 +33,22 @@ export interface RecordingScreen {
   speakers: number
   /** Sustained tones (instruments, a held chord) dominate the clip. */
   music: boolean
+  /**
+   * Set when the clip cannot be judged: `too_noisy` when speech stands too little above the background (noise
+   * also hides voicing), else `too_short` under a second of voiced speech (nor can the verifier embed it). Null
+   * when the evidence suffices.
+   */
+  weakEvidence: WeakEvidence | null
+  /** Lowest speaker-model similarity between two proposed voices (1 when none was proposed), for the benchmark. */
+  voiceSimilarity: number
 }
 
-/** Speech stays under a few percent of tonal frames; music fills most of its frames with held partials. */
+export interface ScreenOptions {
+  /** Background model of the voice comparison; the benchmark passes one fitted without the speakers it measures. */
+  ubm?: Ubm
+}
+
+/** Speech stays under about half of its frames tonal on real recordings; music fills most of its frames. */
 const MUSIC_TONAL_SHARE = 0.25
 /** A voice heard for less than this is not counted: a cough or a word from the next room is not a second speaker. */
 const MIN_SPEAKER_SECONDS = 1
@@ -28,19 +56,41 @@ const MIN_SPEAKER_SECONDS = 1
 const MAX_PAUSE_FRAMES = 30
 const MIN_BURST_FRAMES = 10
 const WINDOWS = { windowSeconds: 1.5, hopSeconds: 0.75 }
+/** A proposed voice needs this many voiced frames for its supervector to mean anything. */
+const MIN_VOICE_FRAMES = 40
 /**
- * Window clustering splits even one voice in two once a clip runs past ten seconds or so (the centred windows of a
- * single voice are mostly noise), so a split into two is confirmed by comparing the two halves as whole voices. One
- * voice's halves scored 0.93 to 0.97 over 7 eSpeak voices; two voices 0.38 to 0.94, most under 0.9. Refusing a lone
- * owner costs more than letting a near-identical second voice through (the voice sample is verified again later).
+ * Two proposed voices with supervectors this similar or more are one person: the highest threshold accepting 99%
+ * of fold 0's one-person clips (0.053), checked on held-out fold 1 (bench/voices-real.ts). One person's proposed
+ * voices scored 0.02 to 0.28, two people's mostly −0.15 to 0.02.
  */
-const SAME_VOICE_SIMILARITY = 0.9
+export const SAME_VOICE_SIMILARITY = 0.05
+/**
+ * Two proposed voices whose median pitches lie half an octave apart are two people, whatever their spectra say:
+ * one person's proposed voices differed by at most 4.5 semitones over both folds of real speech, while women's and
+ * men's voices lie about 10 semitones apart on average (about 120 Hz against 210 Hz; Titze 1994).
+ */
+const DIFFERENT_PITCH_SEMITONES = 6
+/**
+ * Loud speech frames (98th percentile) must stand this far above the quiet ones (5th percentile); real one-person
+ * recordings in meeting rooms and at home stood 29 dB or more above their floor.
+ */
+const MIN_CONTRAST_DB = 15
 
-export function screenRecording(audio16k: Float32Array): RecordingScreen {
+export function screenRecording(audio16k: Float32Array, options: ScreenOptions = {}): RecordingScreen {
   const track = analyzeSpeech(audio16k)
   const regions = foregroundRegions(track)
   const speechSeconds = regions.reduce((total, r) => total + r.end - r.start, 0)
   const music = sustainedToneShare(track.features, track.gateDb) >= MUSIC_TONAL_SHARE
+  let voiced = 0
+  for (let f = 0; f < track.features.count; f++) voiced += track.voiced[f] as number
+  const weakEvidence: WeakEvidence | null =
+    speechSeconds === 0
+      ? null
+      : loudnessContrastDb(track) < MIN_CONTRAST_DB
+        ? 'too_noisy'
+        : voiced < MIN_EMBEDDING_FRAMES
+          ? 'too_short'
+          : null
   const windows = slideWindows(track, regions, WINDOWS)
   const labels = clusterWindows(windows, { threshold: DEFAULT_CLUSTER_THRESHOLD })
   // Each window's hop is the share of time it speaks for.
@@ -49,28 +99,86 @@ export function screenRecording(audio16k: Float32Array): RecordingScreen {
   const heard = [...perSpeaker]
     .filter(([, seconds]) => seconds >= MIN_SPEAKER_SECONDS)
     .sort((a, b) => b[1] - a[1])
-  let voices = heard.length
-  if (voices === 2) {
-    const [first, second] = heard.map(([label]) => clusterVoice(windows, labels, label))
-    if (cosineSimilarity(first as Float32Array, second as Float32Array) >= SAME_VOICE_SIMILARITY) voices = 1
+    .map(([label]) => label)
+  const { similarity: voiceSimilarity, pitchGap } =
+    heard.length >= 2
+      ? compareVoices(options.ubm ?? SPEAKER_MODEL, track, windows, labels, heard)
+      : { similarity: 1, pitchGap: 0 }
+  const twoPeople = voiceSimilarity < SAME_VOICE_SIMILARITY || pitchGap >= DIFFERENT_PITCH_SEMITONES
+  const voices = twoPeople ? heard.length : 1
+  return {
+    speechSeconds,
+    speakers: speechSeconds > 0 ? voices : 0,
+    music,
+    weakEvidence,
+    voiceSimilarity,
   }
-  return { speechSeconds, speakers: speechSeconds > 0 ? Math.max(1, voices) : 0, music }
 }
 
-/** The voiced-frame-weighted mean of one cluster's (uncentred) window embeddings. */
-function clusterVoice(windows: Window[], labels: number[], label: number): Float32Array {
-  const sum = new Float32Array(windows[0]?.embedding.length ?? 0)
+/**
+ * The lowest cosine similarity between the adapted supervectors of any two proposed voices, each made of the
+ * voiced frames its windows speak for (a window speaks for its first hop; the last for all of it), and the largest
+ * gap between their median pitches in semitones.
+ */
+function compareVoices(
+  ubm: Ubm,
+  track: SpeechTrack,
+  windows: Window[],
+  labels: number[],
+  heard: number[],
+): { similarity: number; pitchGap: number } {
+  const features = clipFeatures(track, MIN_VOICE_FRAMES)
+  if (!features) return { similarity: 1, pitchGap: 0 }
+  const hop = Math.round(WINDOWS.hopSeconds * FRAMES_PER_SECOND)
+  const owner = new Int32Array(track.features.count).fill(-1)
   windows.forEach((w, i) => {
-    if (labels[i] !== label) return
-    w.embedding.forEach((x, d) => {
-      sum[d] = (sum[d] as number) + x * w.voicedFrames
-    })
+    const next = windows[i + 1]
+    const end = next && next.from < w.to ? Math.min(w.to, w.from + hop) : w.to
+    for (let f = w.from; f < end; f++) if (owner[f] === -1) owner[f] = labels[i] as number
   })
-  return sum
+  // Rows of `features` (voiced frames in order) per proposed voice.
+  const rows = new Map<number, number[]>(heard.map((label) => [label, []]))
+  const pitches = new Map<number, number[]>(heard.map((label) => [label, []]))
+  let row = 0
+  for (let f = 0; f < track.features.count; f++) {
+    if (!track.voiced[f]) continue
+    rows.get(owner[f] as number)?.push(row)
+    const hz = track.pitchHz[f] as number
+    if (hz > 0) pitches.get(owner[f] as number)?.push(12 * Math.log2(hz))
+    row++
+  }
+  const medians = heard.flatMap((label) => {
+    const semitones = (pitches.get(label) as number[]).sort((a, b) => a - b)
+    return semitones.length < MIN_VOICE_FRAMES ? [] : [semitones[semitones.length >> 1] as number]
+  })
+  const pitchGap = medians.length ? Math.max(...medians) - Math.min(...medians) : 0
+  const gather = (mine: number[]) => {
+    const values = new Float64Array(mine.length * GMM_FEATURES)
+    mine.forEach((r, i) => {
+      values.set(features.values.subarray(r * GMM_FEATURES, (r + 1) * GMM_FEATURES), i * GMM_FEATURES)
+    })
+    return { values, count: mine.length }
+  }
+  const voices = heard.flatMap((label) => {
+    const mine = rows.get(label) as number[]
+    return mine.length < MIN_VOICE_FRAMES ? [] : [supervector(ubm, gather(mine))]
+  })
+  let lowest = 1
+  for (let i = 0; i < voices.length; i++)
+    for (let j = i + 1; j < voices.length; j++)
+      lowest = Math.min(lowest, cosineSimilarity(voices[i] as Float32Array, voices[j] as Float32Array))
+  return { similarity: lowest, pitchGap }
+}
+
+/** How far the clip's loud frames stand above its quiet ones, in dB: low when noise fills the pauses. */
+function loudnessContrastDb(track: SpeechTrack): number {
+  const sorted = Float32Array.from(track.features.energyDb).sort()
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))] as number
+  return sorted.length === 0 ? 0 : at(0.98) - at(0.05)
 }
 
 /** Runs of frames above the loudness gate, short pauses bridged and clicks dropped. */
-function foregroundRegions(track: SpeechTrack): SpeechRegion[] {
+export function foregroundRegions(track: SpeechTrack): SpeechRegion[] {
   const regions: SpeechRegion[] = []
   let start = -1
   let lastLoud = -1

@@ -1,6 +1,6 @@
 import { CONSENT_MAX_SECONDS, CONSENT_MIN_SECONDS } from '../../../schema/index.ts'
 import { ApiRequestError } from '../../api/client.ts'
-import { explainError, paramOf, serviceWords, VOICE_GONE_TITLE } from '../../api/error-text.ts'
+import { clipProblem, explainError, paramOf, serviceWords, VOICE_GONE_TITLE } from '../../api/error-text.ts'
 
 /**
  * What a failed consent or voice request means, in plain words, and what to do next. The service's own message is
@@ -90,6 +90,9 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
       }
     case 'invalid_audio':
     case 'decoder_unavailable':
+      // Too little or too noisy speech has its own remedy (what to record instead), in the shared words.
+      if (clipProblem(err.code, serviceWords(err)) !== 'unreadable')
+        return { ...shared(err), field: fieldOf(param, context) }
       return {
         what: `The ${clip} could not be read as audio: it may be empty, damaged or in a format the service does not read.`,
         next: 'Record in the browser, or upload a WAV, MP3, OGG, FLAC, WebM or MP4 file.',

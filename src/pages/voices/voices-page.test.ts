@@ -35,6 +35,32 @@ describe('describeFailure', () => {
     expect(bad.field).toBe('sample')
   })
 
+  it('says what to record instead when a consent recording holds too little or too noisy speech', () => {
+    const short = describeFailure(
+      serviceError(
+        400,
+        'invalid_audio',
+        'recording',
+        'The consent recording holds too little speech (0.8 s).',
+      ),
+      'consent',
+    )
+    expect(short).toMatchObject({
+      next: expect.stringMatching(/^Record again for longer/),
+      field: 'recording',
+    })
+    const noisy = describeFailure(
+      serviceError(
+        400,
+        'invalid_audio',
+        'recording',
+        'The consent recording is too noisy to check who speaks.',
+      ),
+      'consent',
+    )
+    expect(noisy.next).toMatch(/closer to the microphone.*in a quieter room/)
+  })
+
   it("says the sample's speaker does not match the consent's speaker, with guidance", () => {
     const f = describeFailure(serviceError(422, 'speaker_verification_failed', 'audio_sample'), 'voice')
     expect(f.what).toBe("The sample's speaker does not match the consent's speaker.")

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEspeakSynthesizer } from '../espeak/pool.ts'
+import type { Synthesizer } from '../synthesizer.ts'
+import { screenRecording } from './screen.ts'
+import { concat, silence, speak16k } from './test-audio.ts'
+
+const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'
+
+let synth: Synthesizer
+let phrase: Float32Array
+
+beforeAll(async () => {
+  synth = await createEspeakSynthesizer({ workers: 1 })
+  phrase = await speak16k(synth, 'english_40', PHRASE)
+}, 120_000)
+afterAll(() => synth.close())
+
+/** Deterministic white noise at `rms`. */
+function noise(length: number, rms: number): Float32Array {
+  let state = 12345
+  return Float32Array.from({ length }, () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return (state / 2 ** 32 - 0.5) * rms * Math.sqrt(12)
+  })
+}
+
+const rmsOf = (x: Float32Array) => Math.sqrt(x.reduce((t, v) => t + v * v, 0) / x.length)
+
+describe('screenRecording: evidence', () => {
+  it('has enough evidence in a spoken phrase, even in light room noise', () => {
+    expect(screenRecording(phrase).weakEvidence).toBeNull()
+    const quiet = noise(phrase.length, rmsOf(phrase) / 100)
+    expect(screenRecording(phrase.map((x, i) => x + (quiet[i] as number))).weakEvidence).toBeNull()
+  })
+
+  it('calls under a second of speech too short to judge', () => {
+    const word = phrase.subarray(0, Math.round(0.6 * 16_000))
+    const screen = screenRecording(concat([silence(1), word, silence(1)]))
+    expect(screen.weakEvidence).toBe('too_short')
+  })
+
+  it('calls speech buried in noise too noisy to judge', () => {
+    const loud = noise(phrase.length, rmsOf(phrase))
+    const screen = screenRecording(phrase.map((x, i) => x + (loud[i] as number)))
+    expect(screen.weakEvidence).toBe('too_noisy')
+  })
+})
