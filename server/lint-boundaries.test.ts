@@ -22,6 +22,12 @@ const cases: Array<{ rule: string; path: string; source: string; expect: RegExp 
     expect: /over HTTP only/,
   },
   {
+    rule: 'the storage layer knows neither server',
+    path: 'server/storage/__lint_fixture.ts',
+    source: "import { openStudioStorage } from '../studio/store/db.ts'\nexport const x = openStudioStorage\n",
+    expect: /knows neither/,
+  },
+  {
     rule: 'engines know nothing of the servers',
     path: 'server/engine/__lint_fixture.ts',
     source: "import { ApiError } from '../speech/errors.ts'\nexport const x = ApiError\n",

@@ -1,10 +1,11 @@
 import { join, resolve } from 'node:path'
+import { Redis } from 'ioredis'
 import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
 import { redactingLogger } from './logging.ts'
 import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
 import { isLoopbackName, parseOrigins } from './studio/host-guard.ts'
-import { openStudioDb, Settings } from './studio/store/db.ts'
+import { openStudioStorage, Settings } from './studio/store/db.ts'
 
 /**
  * `npm start`: the studio backend, with the local speech service embedded unless SVC_BASE_URL points elsewhere.
@@ -24,8 +25,17 @@ if (!loopbackOnly && origins.length === 0)
     `HOST=${host} is not a loopback address: set STUDIO_ORIGIN to the address people open the studio at, e.g. https://studio.example.org`,
   )
 
-const studioDb = openStudioDb(dir)
+// The backend's state: studio.db in the data directory, or PostgreSQL with DATABASE_URL (docs/deploy.md).
+const studioDb = await openStudioStorage({
+  dataDir: dir,
+  databaseUrl: process.env.DATABASE_URL,
+  schema: process.env.STUDIO_DATABASE_SCHEMA,
+})
 const settings = new Settings(studioDb)
+// With REDIS_URL the sign-in limit is counted there, shared by every instance; without it, in memory.
+// A Redis that cannot be reached at start stops the start; one lost later makes sign-ins answer 503 until it is back.
+const redis = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL) : undefined
+
 let speech: SpeechService | undefined
 let upstream: Upstream
 
@@ -41,10 +51,10 @@ if (process.env.SVC_BASE_URL) {
   const address = speech.app.server.address()
   const port = typeof address === 'object' && address ? address.port : speechPort
   // Provision (once) an organization and key of the embedded service for the backend's own use.
-  let apiKey = settings.get('embedded_api_key')
+  let apiKey = await settings.get('embedded_api_key')
   if (!apiKey || !speech.keys.authenticate(apiKey)) {
     apiKey = speech.keys.create({ kind: 'organization', org: 'local', label: 'studio backend' }).key
-    settings.set('embedded_api_key', apiKey)
+    await settings.set('embedded_api_key', apiKey)
   }
   upstream = { baseUrl: `http://${LOOPBACK}:${port}`, apiKey, kind: 'embedded' }
 }
@@ -52,6 +62,8 @@ if (process.env.SVC_BASE_URL) {
 const studio = await createStudio({
   upstream,
   db: studioDb,
+  dataDir: dir,
+  ...(redis ? { redis: { client: redis } } : {}),
   // Without users, a loopback studio on the embedded service opens itself to whoever is at this machine — never more.
   autoLocalAdmin: host === LOOPBACK && upstream.kind === 'embedded',
   hosts: { loopbackOnly, origins },
@@ -73,8 +85,41 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void (async () => {
       await studio.close()
       await speech?.close()
-      studioDb.close()
+      await studioDb.close()
+      redis?.disconnect()
       process.exit(0)
     })()
   })
+}
+
+/** Connects to Redis for the sign-in limit; the start fails when it does not answer. */
+async function connectRedis(url: string): Promise<Redis> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2000,
+    enableOfflineQueue: false,
+  })
+  // Said once when it goes away, once when it is back; ioredis reconnects by itself meanwhile.
+  let started = false
+  let down = false
+  let lastError = ''
+  client.on('error', (err) => {
+    lastError = err.message
+    if (started && !down)
+      console.warn(`Redis unavailable (${err.message}); sign-ins answer 503 until it is back.`)
+    down = true
+  })
+  client.on('ready', () => {
+    if (down) console.warn('Redis is back.')
+    down = false
+  })
+  try {
+    await client.connect()
+  } catch (err) {
+    client.disconnect()
+    throw new Error(`REDIS_URL is set but Redis did not answer: ${lastError || (err as Error).message}`)
+  }
+  started = true
+  return client
 }

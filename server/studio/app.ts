@@ -14,7 +14,7 @@ import { bufferSmallJson } from './replayable-body.ts'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
 import { registerScriptRoutes } from './scripts.ts'
 import { AuditStore } from './store/audit.ts'
-import type { StudioDb } from './store/db.ts'
+import type { StudioStorage } from './store/db.ts'
 import { ScriptStore } from './store/scripts.ts'
 import { SessionStore } from './store/sessions.ts'
 import { TranscriptStore } from './store/transcripts.ts'
@@ -31,10 +31,14 @@ export interface Upstream {
 
 export interface StudioOptions {
   upstream: Upstream
-  db: StudioDb
+  /** The backend's state: studio.db or PostgreSQL (store/db.ts `openStudioStorage`); the caller closes it. */
+  db: StudioStorage
   /** Open an admin session without sign-in while no user exists. Only for loopback with the embedded service. */
   autoLocalAdmin: boolean
-  /** Where saved transcripts keep their audio (`transcripts/` inside it). Default: the directory of studio.db. */
+  /**
+   * Where saved transcripts keep their audio (`transcripts/` inside it). Default: the directory of studio.db; required
+   * on PostgreSQL.
+   */
   dataDir?: string
   /** The built single-page app; when absent the backend serves only the API (e.g. under `vite dev`). */
   staticDir?: string
@@ -45,6 +49,8 @@ export interface StudioOptions {
    */
   hosts?: HostPolicy
   signInLimit?: AuthOptions['signInLimit']
+  /** Count sign-in attempts in Redis, shared by every instance (`REDIS_URL`); the caller owns the connection. */
+  redis?: AuthOptions['redis']
   hashing?: AuthOptions['hashing']
   retry?: Partial<RetryPolicy>
 }
@@ -61,6 +67,10 @@ function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
 
 export async function createStudio(opts: StudioOptions) {
   const { upstream } = opts
+  const storage = opts.db
+  await storage.ready
+  const dataDir = opts.dataDir ?? (storage.file ? dirname(storage.file) : undefined)
+  if (!dataDir) throw new Error('createStudio: dataDir is required when the state is in PostgreSQL')
   // Shutdown must not wait on streams whose clients stopped reading.
   const app = Fastify({
     logger: opts.logger ?? false,
@@ -74,10 +84,11 @@ export async function createStudio(opts: StudioOptions) {
   registerHostGuard(app, hosts)
   registerErrorHandler(app)
   await registerAuth(app, {
-    users: new UserStore(opts.db),
-    sessions: new SessionStore(opts.db),
+    users: new UserStore(storage),
+    sessions: new SessionStore(storage),
     autoLocalAdmin: opts.autoLocalAdmin,
     signInLimit: opts.signInLimit,
+    redis: opts.redis,
     hashing: opts.hashing,
   })
 
@@ -98,7 +109,7 @@ export async function createStudio(opts: StudioOptions) {
     })
   })
 
-  const audit = new AuditStore(opts.db)
+  const audit = new AuditStore(storage)
   registerAuditRoutes(app, audit)
 
   await app.register(httpProxy, {
@@ -134,10 +145,10 @@ export async function createStudio(opts: StudioOptions) {
     return authorizeUpstream(request, reply)
   }
   registerWsBridge(app, '/v1/tts/realtime', upstream, authorizeSocket)
-  const transcripts = new TranscriptStore(opts.db, opts.dataDir ?? dirname(opts.db.name))
+  const transcripts = new TranscriptStore(storage, dataDir)
   registerWsBridge(app, '/v1/realtime', upstream, authorizeSocket, liveBridgeOptions(upstream, transcripts))
   registerTranscriptRoutes(app, transcripts, upstream)
-  registerScriptRoutes(app, new ScriptStore(opts.db))
+  registerScriptRoutes(app, new ScriptStore(storage))
 
   const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
   if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })

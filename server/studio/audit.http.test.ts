@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import multipart from '@fastify/multipart'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redactingLogger } from '../logging.ts'
 import type { RunningService } from '../testing/service.ts'
@@ -287,14 +288,14 @@ describe('the audit trail', () => {
       await post('/v1/audio/voices', { name: 'Logged voice', consent: consent.id }, 'audio_sample')
     ).json()) as { id: string }
     // A broken audit table makes recording fail; the answer still reaches the caller, and the log names no id.
-    logged.db.exec('ALTER TABLE audit_events RENAME TO audit_events_moved')
+    await sql`ALTER TABLE audit_events RENAME TO audit_events_moved`.execute(logged.db.db)
     const del = await fetch(`${logged.base}/api/v1/audio/voices/${voice.id}`, {
       method: 'DELETE',
       headers: { ...who },
     })
     expect(del.status).toBe(200)
     expect(((await del.json()) as { deleted: boolean }).deleted).toBe(true)
-    logged.db.exec('ALTER TABLE audit_events_moved RENAME TO audit_events')
+    await sql`ALTER TABLE audit_events_moved RENAME TO audit_events`.execute(logged.db.db)
     await logged.close()
 
     const log = lines.join('')

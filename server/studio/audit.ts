@@ -83,7 +83,7 @@ export async function recordSuccess(
         ? (created.consent ?? (await deps.consentOfVoice(created.id).catch(() => undefined)) ?? null)
         : null
     return [
-      store.record({
+      await store.record({
         ...who,
         kind: route.kind,
         action: 'created',
@@ -95,10 +95,10 @@ export async function recordSuccess(
   }
   const id = deletedSchema.safeParse(body).data?.id ?? fallbackId
   if (!id) throw new Error('the deletion answer carries no id')
-  const creation = store.creationOf(id)
+  const creation = await store.creationOf(id)
   // Voices bound to a consent go with it: the service revokes them, the trail says so.
-  const revoked = route.kind === 'consent' ? store.liveVoicesOf(id) : []
-  const deleted = store.record({
+  const revoked = route.kind === 'consent' ? await store.liveVoicesOf(id) : []
+  const deleted = await store.record({
     ...who,
     kind: route.kind,
     action: 'deleted',
@@ -106,10 +106,10 @@ export async function recordSuccess(
     name: creation?.name ?? null,
     consentId: creation?.consentId ?? null,
   })
-  return [
-    deleted,
-    ...revoked.map((voice) =>
-      store.record({
+  const revocations: AuditEvent[] = []
+  for (const voice of revoked)
+    revocations.push(
+      await store.record({
         ...who,
         kind: 'voice',
         action: 'revoked',
@@ -117,8 +117,8 @@ export async function recordSuccess(
         name: voice.name,
         consentId: id,
       }),
-    ),
-  ]
+    )
+  return [deleted, ...revocations]
 }
 
 /** An audited answer is a small JSON object; anything past this is not one. */
@@ -216,7 +216,7 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
       const param = parsed.error.issues[0]?.path.join('.') || null
       return refuse(reply, 400, `Invalid ${param ?? 'query'}.`, param)
     }
-    const { events, hasMore } = store.list(parsed.data)
+    const { events, hasMore } = await store.list(parsed.data)
     return reply.header('cache-control', 'no-store').send({
       object: 'list',
       data: events.map(toJson),
@@ -226,6 +226,8 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
   })
 
   app.get('/api/audit/origins', { preHandler: guard }, async (_request, reply) =>
-    reply.header('cache-control', 'no-store').send({ object: 'list', data: store.origins().map(toJson) }),
+    reply
+      .header('cache-control', 'no-store')
+      .send({ object: 'list', data: (await store.origins()).map(toJson) }),
   )
 }

@@ -1,8 +1,16 @@
 import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Redis } from 'ioredis'
 import { z } from 'zod'
 import { refuse } from './errors.ts'
-import { HashGate, HashGateFullError, SignInLimiter } from './sign-in-limit.ts'
+import {
+  HashGate,
+  HashGateFullError,
+  RedisSignInLimiter,
+  type SignInCounter,
+  type SignInLimit,
+  SignInLimiter,
+} from './sign-in-limit.ts'
 import { SESSION_TTL_SECONDS, type Session, type SessionStore } from './store/sessions.ts'
 import type { Role, UserStore } from './store/users.ts'
 
@@ -28,7 +36,12 @@ export interface AuthOptions {
   sessions: SessionStore
   /** Whether a visitor may get an admin session without signing in while no user exists (never off loopback). */
   autoLocalAdmin: boolean
-  signInLimit?: { attempts: number; windowMs: number }
+  signInLimit?: SignInLimit
+  /**
+   * Count sign-in attempts in this Redis (shared by every instance) instead of in memory; the caller owns the
+   * connection. `prefix` starts every key (default `studio:sign-in:`).
+   */
+  redis?: { client: Redis; prefix?: string }
   /** Password checks at once, and waiting; more sign-ins than both are answered 503 (sign-in-limit.ts). */
   hashing?: { concurrency: number; queue: number }
 }
@@ -48,7 +61,10 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  */
 export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
   const { users, sessions } = opts
-  const limiter = new SignInLimiter(opts.signInLimit ?? { attempts: 5, windowMs: 60_000 })
+  const limit = opts.signInLimit ?? { attempts: 5, windowMs: 60_000 }
+  const limiter: SignInCounter = opts.redis
+    ? new RedisSignInLimiter(opts.redis.client, limit, opts.redis.prefix)
+    : new SignInLimiter(limit)
   // Two cores here: two scrypts at once use them; a short queue absorbs a team signing in together.
   const hashing = new HashGate(opts.hashing ?? { concurrency: 2, queue: 16 })
   await app.register(cookie)
@@ -70,13 +86,13 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     autoLocal: request.studioUser?.autoLocal ?? false,
   })
 
-  const startSession = (
+  const startSession = async (
     request: FastifyRequest,
     reply: FastifyReply,
     userId: number | null,
     user: StudioUser,
   ) => {
-    const { token, session } = sessions.create(userId)
+    const { token, session } = await sessions.create(userId)
     setCookie(reply, token)
     request.studioSession = session
     request.studioUser = user
@@ -84,20 +100,18 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
 
   app.addHook('onRequest', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE]
-    const session = token ? sessions.get(token) : undefined
-    if (session) {
-      if (session.userId === null) {
+    // Read from the database on every request (one query, no cache), so revocation anywhere holds here at once.
+    const found = token ? await sessions.get(token) : undefined
+    if (found) {
+      if (found.user === null) {
         // An automatic session is void once real users exist.
-        if (opts.autoLocalAdmin && users.count() === 0) {
-          request.studioSession = session
+        if (opts.autoLocalAdmin && (await users.count()) === 0) {
+          request.studioSession = found.session
           request.studioUser = LOCAL_ADMIN
         }
       } else {
-        const user = users.byId(session.userId)
-        if (user) {
-          request.studioSession = session
-          request.studioUser = { name: user.name, role: user.role, autoLocal: false }
-        }
+        request.studioSession = found.session
+        request.studioUser = { name: found.user.name, role: found.user.role, autoLocal: false }
       }
     }
     // Every state-changing request needs the token, whatever its path looks like: the route the router chose is
@@ -111,8 +125,8 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
   })
 
   app.get('/api/auth/me', async (request, reply) => {
-    if (!request.studioUser && opts.autoLocalAdmin && users.count() === 0) {
-      startSession(request, reply, null, LOCAL_ADMIN)
+    if (!request.studioUser && opts.autoLocalAdmin && (await users.count()) === 0) {
+      await startSession(request, reply, null, LOCAL_ADMIN)
     }
     if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
     return reply.header('cache-control', 'no-store').send(describe(request))
@@ -124,7 +138,16 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     // Counted per address and name: guesses at one account are slowed without locking every other person out
     // of a studio whose users share an address (an office behind one NAT, or every test on 127.0.0.1).
     const key = `${request.ip}\n${parsed.data.name.trim().toLowerCase()}`
-    const wait = limiter.begin(key)
+    let counted: { wait: number; attempt: string }
+    try {
+      counted = await limiter.begin(key)
+    } catch (err) {
+      // Redis did not answer: no attempt goes uncounted, so none goes ahead.
+      request.log.error({ err: (err as Error).message }, 'sign-in counter unavailable')
+      reply.header('retry-after', '5')
+      return refuse(reply, 503, 'Signing in is not possible for a moment. Try again shortly.')
+    }
+    const { wait, attempt } = counted
     if (wait > 0) {
       reply.header('retry-after', String(Math.ceil(wait / 1000)))
       return refuse(reply, 429, 'Too many attempts. Wait a minute, then try again.')
@@ -134,19 +157,22 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
       user = await hashing.run(() => users.verify(parsed.data.name, parsed.data.password))
     } catch (err) {
       if (!(err instanceof HashGateFullError)) throw err
-      limiter.cancel(key)
+      await limiter.cancel(key, attempt).catch(() => {}) // at worst the refused attempt stays counted
       reply.header('retry-after', '1')
       return refuse(reply, 503, 'Many people are signing in at once. Try again in a moment.')
     }
     if (!user) return refuse(reply, 401, 'Wrong name or password.')
-    limiter.succeed(key)
-    startSession(request, reply, user.id, { name: user.name, role: user.role, autoLocal: false })
+    // At worst (Redis gone meanwhile) earlier failures stay counted until the window passes.
+    await limiter
+      .succeed(key)
+      .catch((err) => request.log.warn({ err: (err as Error).message }, 'sign-in count not cleared'))
+    await startSession(request, reply, user.id, { name: user.name, role: user.role, autoLocal: false })
     return reply.header('cache-control', 'no-store').send(describe(request))
   })
 
   app.post('/api/auth/sign-out', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE]
-    if (token) sessions.delete(token)
+    if (token) await sessions.delete(token)
     return reply.clearCookie(SESSION_COOKIE, { path: '/' }).code(204).send()
   })
 }

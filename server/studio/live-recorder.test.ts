@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { openTestStorage } from '../testing/studio.ts'
 import { emptyFold, foldServerEvent, liveRecorder, liveResult } from './live-recorder.ts'
-import { openStudioDb } from './store/db.ts'
 import { TranscriptStore } from './store/transcripts.ts'
 
 const events = [
@@ -91,9 +91,9 @@ describe('liveRecorder', () => {
   let dir: string
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('writes the appended audio as a WAV and saves the session', () => {
+  it('writes the appended audio as a WAV and saves the session', async () => {
     dir = mkdtempSync(join(tmpdir(), 'live-recorder-'))
-    const db = openStudioDb(dir)
+    const db = await openTestStorage(dir)
     const store = new TranscriptStore(db, dir)
     const rec = liveRecorder(store, 'ria', () => new Date('2026-01-02T03:04:05Z'))
     rec.server(JSON.stringify(events[0]))
@@ -103,10 +103,10 @@ describe('liveRecorder', () => {
       JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3, 7).toString('base64') }),
     )
     for (const e of events.slice(1)) rec.server(JSON.stringify(e))
-    const id = rec.close()
+    const id = await rec.close()
     expect(id).toMatch(/^tr_/)
-    expect(rec.close()).toBeNull()
-    const saved = store.get(id as string)
+    expect(await rec.close()).toBeNull()
+    const saved = await store.get(id as string)
     expect(saved).toMatchObject({
       name: 'Live session 2026-01-02 03:04 UTC',
       source: 'live',
@@ -118,20 +118,20 @@ describe('liveRecorder', () => {
     expect(wav.readUInt32LE(24)).toBe(24_000)
     expect(wav.readUInt32LE(40)).toBe(4804)
     expect(readdirSync(store.audioDir).filter((f) => f.startsWith('.'))).toEqual([])
-    db.close()
+    await db.close()
   })
 
-  it('leaves nothing behind for a session without a finished turn', () => {
+  it('leaves nothing behind for a session without a finished turn', async () => {
     dir = mkdtempSync(join(tmpdir(), 'live-recorder-'))
-    const db = openStudioDb(dir)
+    const db = await openTestStorage(dir)
     const store = new TranscriptStore(db, dir)
     const rec = liveRecorder(store, 'ria')
     rec.client(
       JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(480).toString('base64') }),
     )
-    expect(rec.close()).toBeNull()
+    expect(await rec.close()).toBeNull()
     expect(readdirSync(store.audioDir)).toEqual([])
-    expect(store.list()).toEqual([])
-    db.close()
+    expect(await store.list()).toEqual([])
+    await db.close()
   })
 })

@@ -204,7 +204,7 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
       foldServerEvent(fold, JSON.parse(text) as Record<string, unknown>)
     },
     /** Saves the session when it has audio and a finished turn; the saved id, or null. */
-    close(): string | null {
+    async close(): Promise<string | null> {
       if (closed) return null
       closed = true
       if (fd === null) return null
@@ -220,16 +220,22 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
       fsyncSync(handle)
       closeSync(handle)
       renameSync(temporary, store.audioPath(fileName))
-      store.insert({
-        id,
-        name: `Live session ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-        source: 'live',
-        createdBy: who,
-        audioFile: fileName,
-        audioType: 'audio/wav',
-        audioBytes: 44 + dataBytes,
-        result,
-      })
+      try {
+        await store.insert({
+          id,
+          name: `Live session ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+          source: 'live',
+          createdBy: who,
+          audioFile: fileName,
+          audioType: 'audio/wav',
+          audioBytes: 44 + dataBytes,
+          result,
+        })
+      } catch (err) {
+        // No row, no recording: audio without a transcript would be found by nobody.
+        store.removeAudio(fileName)
+        throw err
+      }
       return id
     },
   }

@@ -14,9 +14,14 @@ import {
   scriptListSchema,
 } from '../../schema/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing/studio.ts'
+import {
+  type BrowserHeaders,
+  type RunningStudio,
+  startStudio,
+  TEST_BACKEND,
+  testDatabase,
+} from '../testing/studio.ts'
 import { MAX_SCRIPT_BODY_BYTES } from './scripts.ts'
-import { openStudioDb } from './store/db.ts'
 import { ScriptStore } from './store/scripts.ts'
 
 /**
@@ -359,49 +364,79 @@ describe('validation at the limits', () => {
   })
 })
 
-describe('the store on its SQLite file', () => {
-  it('keeps scripts across closing and reopening the database', () => {
+describe(`the store on ${TEST_BACKEND}`, () => {
+  it('keeps scripts across closing and reopening the database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scripts-store-'))
+    const database = testDatabase()
     try {
-      let db = openStudioDb(dir)
+      let db = await database.open(dir)
       let store = new ScriptStore(db)
       const document = scriptDocumentSchema.parse(doc(['Kept on disk.']))
-      const created = store.create('ana', document, 1_000)
-      const saved = store.save('ana', created.id, { ...document, title: 'Renamed' }, 1, 2_000)
+      const created = await store.create('ana', document, 1_000)
+      const saved = await store.save('ana', created.id, { ...document, title: 'Renamed' }, 1, 2_000)
       expect(saved).toMatchObject({ saved: { revision: 2, updated_at: 2_000 } })
-      db.close()
+      await db.close()
 
-      db = openStudioDb(dir)
+      db = await database.open(dir)
       store = new ScriptStore(db)
-      expect(store.get('ana', created.id)).toStrictEqual({
+      expect(await store.get('ana', created.id)).toStrictEqual({
         ...created,
         title: 'Renamed',
         revision: 2,
         updated_at: 2_000,
       })
-      expect(store.list('ana')).toHaveLength(1)
-      expect(store.get('bea', created.id)).toBeUndefined()
+      expect(await store.list('ana')).toHaveLength(1)
+      expect(await store.get('bea', created.id)).toBeUndefined()
       // The revision guard holds across the restart too.
-      expect(store.save('ana', created.id, document, 1, 3_000)).toMatchObject({ conflict: { revision: 2 } })
-      db.close()
+      expect(await store.save('ana', created.id, document, 1, 3_000)).toMatchObject({
+        conflict: { revision: 2 },
+      })
+      await db.close()
     } finally {
+      await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
   })
 
-  it('lists the most recently saved first', () => {
+  it('lists the most recently saved first', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scripts-store-'))
-    const db = openStudioDb(dir)
+    const database = testDatabase()
+    const db = await database.open(dir)
     try {
       const store = new ScriptStore(db)
       const document = scriptDocumentSchema.parse(doc())
-      const older = store.create('ana', { ...document, title: 'Older' }, 100)
-      const newer = store.create('ana', { ...document, title: 'Newer' }, 200)
-      expect(store.list('ana').map((s) => s.title)).toEqual(['Newer', 'Older'])
-      store.save('ana', older.id, { ...document, title: 'Older, edited' }, 1, 300)
-      expect(store.list('ana').map((s) => s.id)).toEqual([older.id, newer.id])
+      const older = await store.create('ana', { ...document, title: 'Older' }, 100)
+      const newer = await store.create('ana', { ...document, title: 'Newer' }, 200)
+      expect((await store.list('ana')).map((s) => s.title)).toEqual(['Newer', 'Older'])
+      await store.save('ana', older.id, { ...document, title: 'Older, edited' }, 1, 300)
+      expect((await store.list('ana')).map((s) => s.id)).toEqual([older.id, newer.id])
     } finally {
-      db.close()
+      await db.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('lets exactly one of many saves on the same revision through, the rest get the conflict', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scripts-store-'))
+    const database = testDatabase()
+    // Two connections (two instances) racing on one row.
+    const [a, b] = [await database.open(dir), await database.open(dir)]
+    try {
+      const document = scriptDocumentSchema.parse(doc())
+      const created = await new ScriptStore(a).create('ana', document, 100)
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          new ScriptStore(i % 2 ? a : b).save('ana', created.id, { ...document, title: `Take ${i}` }, 1, 200),
+        ),
+      )
+      expect(outcomes.filter((o) => o && 'saved' in o)).toHaveLength(1)
+      expect(outcomes.filter((o) => o && 'conflict' in o)).toHaveLength(9)
+      expect(await new ScriptStore(b).get('ana', created.id)).toMatchObject({ revision: 2 })
+    } finally {
+      await a.close()
+      await b.close()
+      await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
   })

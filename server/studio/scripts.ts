@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../schema/index.ts'
-import { refuse } from './errors.ts'
+import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
+import { refuse, studioErrorHandler } from './errors.ts'
 import type { ScriptStore } from './store/scripts.ts'
 import type { Role } from './store/users.ts'
 
@@ -54,23 +55,26 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
         )
       if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
         return refuse(reply, error.statusCode, error.message)
+      // A value the database refuses (400) or a database that cannot answer (503) is said as everywhere else.
+      if (isValueRefused(error) || isStorageUnavailable(error))
+        return studioErrorHandler(error, request, reply)
       request.log.error({ err: error }, 'scripts route failed')
       return refuse(reply, 500, 'The script could not be stored.')
     })
 
     scope.get('/api/scripts', async (request, reply) =>
-      reply.header('cache-control', 'no-store').send({ data: store.list(ownerOf(request)) }),
+      reply.header('cache-control', 'no-store').send({ data: await store.list(ownerOf(request)) }),
     )
 
     scope.post('/api/scripts', { bodyLimit: MAX_SCRIPT_BODY_BYTES }, async (request, reply) => {
       const parsed = scriptDocumentSchema.safeParse(request.body)
       if (!parsed.success) return refuseInvalid(reply, parsed.error)
-      const saved = store.create(ownerOf(request), parsed.data)
+      const saved = await store.create(ownerOf(request), parsed.data)
       return reply.code(201).header('cache-control', 'no-store').send(saved)
     })
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
-      const saved = store.get(ownerOf(request), request.params.id)
+      const saved = await store.get(ownerOf(request), request.params.id)
       if (!saved) return refuse(reply, 404, 'No such script.')
       return reply.header('cache-control', 'no-store').send(saved)
     })
@@ -82,7 +86,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
         const parsed = scriptUpdateSchema.safeParse(request.body)
         if (!parsed.success) return refuseInvalid(reply, parsed.error)
         const { script, revision } = parsed.data
-        const outcome = store.save(ownerOf(request), request.params.id, script, revision)
+        const outcome = await store.save(ownerOf(request), request.params.id, script, revision)
         if (!outcome) return refuse(reply, 404, 'No such script.')
         if ('conflict' in outcome)
           return reply.code(409).header('cache-control', 'no-store').send({
@@ -95,7 +99,8 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
     )
 
     scope.delete<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
-      if (!store.delete(ownerOf(request), request.params.id)) return refuse(reply, 404, 'No such script.')
+      if (!(await store.delete(ownerOf(request), request.params.id)))
+        return refuse(reply, 404, 'No such script.')
       return reply.code(204).send()
     })
   })

@@ -2,15 +2,21 @@ import { describe, expect, it } from 'vitest'
 import { HashGate, HashGateFullError, SignInLimiter } from './sign-in-limit.ts'
 
 describe('sign-in limiter', () => {
-  it('counts an attempt when it starts, forgives success and busy refusals', () => {
+  it('counts an attempt when it starts, forgives success and busy refusals', async () => {
     const limiter = new SignInLimiter({ attempts: 3, windowMs: 60_000 })
-    expect([0, 1, 2].map(() => limiter.begin('k', 1000))).toEqual([0, 0, 0])
-    expect(limiter.begin('k', 2000)).toBe(59_000)
-    expect(limiter.begin('other', 2000)).toBe(0)
-    expect(limiter.begin('k', 61_001)).toBe(0) // the first attempt left the window
-    limiter.cancel('k')
-    limiter.succeed('other')
-    expect(limiter.begin('other', 61_001)).toBe(0)
+    const wait = async (key: string, now: number) => (await limiter.begin(key, now)).wait
+    expect([await wait('k', 1000), await wait('k', 1000), await wait('k', 1000)]).toEqual([0, 0, 0])
+    expect(await wait('k', 2000)).toBe(59_000)
+    expect(await wait('other', 2000)).toBe(0)
+    const late = await limiter.begin('k', 61_001) // the first attempts left the window
+    expect(late.wait).toBe(0)
+    await limiter.cancel('k', late.attempt)
+    expect(await wait('k', 61_001)).toBe(0) // the cancelled attempt no longer counts
+    expect(await wait('k', 61_001)).toBe(0)
+    expect(await wait('k', 61_001)).toBe(0)
+    expect(await wait('k', 61_001)).toBeGreaterThan(0)
+    await limiter.succeed('k')
+    expect(await wait('k', 61_001)).toBe(0)
   })
 })
 

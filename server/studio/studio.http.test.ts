@@ -144,7 +144,7 @@ describe('sign-in, sessions and CSRF', () => {
       401,
     )
     const again = await studio.signInAs('reviewer', 'removed')
-    studio.users.remove('removed')
+    await studio.users.remove('removed')
     expect((await fetch(`${studio.base}/api/auth/me`, { headers: { cookie: again.cookie } })).status).toBe(
       401,
     )

@@ -82,7 +82,7 @@ describe('upload through the backend', () => {
       labels: { revision: 0, edits: { names: {}, merges: {}, turns: {} } },
       peaks: null,
     })
-  })
+  }, 120_000) // recognition and diarization of a real meeting: CPU-bound, and run on both backends at once
 
   it('serves the audio whole and by byte range', async () => {
     const whole = await api(`/transcripts/${id}/audio`)

@@ -112,11 +112,11 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
     scope.addHook('preHandler', mayUse)
 
     scope.get('/api/transcripts', async (_request, reply) =>
-      reply.header('cache-control', 'no-store').send({ data: store.list() }),
+      reply.header('cache-control', 'no-store').send({ data: await store.list() }),
     )
 
     scope.get<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
-      const record = store.get(request.params.id)
+      const record = await store.get(request.params.id)
       if (!record) return refuse(reply, 404, 'No such transcript.')
       const { audioFile: _file, ...rest } = record
       return reply
@@ -125,7 +125,7 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
     })
 
     scope.get<{ Params: { id: string } }>('/api/transcripts/:id/audio', async (request, reply) => {
-      const record = store.summary(request.params.id)
+      const record = await store.summary(request.params.id)
       if (!record) return refuse(reply, 404, 'No such transcript.')
       const path = store.audioPath(record.audioFile)
       const size = statSync(path).size
@@ -155,7 +155,7 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
         )
       }
       const user = request.studioUser?.name ?? 'unknown'
-      const outcome = store.saveLabels(request.params.id, parsed.data.edits, parsed.data.revision, user)
+      const outcome = await store.saveLabels(request.params.id, parsed.data.edits, parsed.data.revision, user)
       if (!outcome) return refuse(reply, 404, 'No such transcript.')
       if ('conflict' in outcome) {
         return reply
@@ -176,13 +176,14 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
       async (request, reply) => {
         const parsed = peaksSchema.safeParse(request.body)
         if (!parsed.success) return refuse(reply, 400, 'Invalid peaks.', 'data')
-        if (!store.savePeaks(request.params.id, parsed.data)) return refuse(reply, 404, 'No such transcript.')
+        if (!(await store.savePeaks(request.params.id, parsed.data)))
+          return refuse(reply, 404, 'No such transcript.')
         return reply.code(204).send()
       },
     )
 
     scope.delete<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
-      if (!store.delete(request.params.id)) return refuse(reply, 404, 'No such transcript.')
+      if (!(await store.delete(request.params.id))) return refuse(reply, 404, 'No such transcript.')
       return reply.code(204).send()
     })
 
@@ -269,7 +270,7 @@ async function upload(
   }
 
   let done = false
-  const keep = (body: unknown) => {
+  const keep = async (body: unknown) => {
     const result = storedResultSchema.safeParse(body)
     if (!result.success) {
       request.log.warn(
@@ -278,31 +279,39 @@ async function upload(
       )
       return
     }
-    store.insert({
-      id,
-      name: saved.name,
-      source: 'upload',
-      createdBy: request.studioUser?.name ?? 'unknown',
-      audioFile: saved.fileName,
-      audioType: saved.type,
-      audioBytes: saved.bytes,
-      result: result.data as StoredResult,
-    })
-    done = true
+    try {
+      await store.insert({
+        id,
+        name: saved.name,
+        source: 'upload',
+        createdBy: request.studioUser?.name ?? 'unknown',
+        audioFile: saved.fileName,
+        audioType: saved.type,
+        audioBytes: saved.bytes,
+        result: result.data as StoredResult,
+      })
+      done = true
+    } catch (err) {
+      // The browser still gets the text; without a row the recording is removed when the stream ends.
+      request.log.error({ err: (err as Error).message }, 'transcription result not saved')
+    }
   }
   reply.header('x-transcript-id', id)
 
   if (!(upstreamResponse.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     // A service that answered without streaming: the whole result at once.
     const body = await upstreamResponse.json().catch(() => null)
-    keep(body)
+    await keep(body)
     if (!done) store.removeAudio(saved.fileName)
     return reply.send(body)
   }
 
+  // The done event's result, once parsed; saved before the bytes that carry it go on.
+  let finished: Record<string, unknown> | null = null
+  let seen = false
   const parser = createParser({
     onEvent(event) {
-      if (done) return
+      if (seen) return
       let data: { type?: unknown } | null = null
       try {
         data = JSON.parse(event.data) as { type?: unknown }
@@ -311,7 +320,8 @@ async function upload(
       }
       if (data?.type !== 'transcript.text.done') return
       const { type: _type, ...result } = data
-      keep(result)
+      finished = result
+      seen = true
     },
   })
   const decoder = new TextDecoder()
@@ -319,9 +329,14 @@ async function upload(
     if (!done) store.removeAudio(saved.fileName)
   }
   const tee = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
+    async transform(chunk, controller) {
       // Parsed (and saved) before the bytes go on, so the transcript exists when the browser reads the done event.
       parser.feed(decoder.decode(chunk, { stream: true }))
+      if (finished) {
+        const result = finished
+        finished = null
+        await keep(result)
+      }
       controller.enqueue(chunk)
     },
     flush: settle,

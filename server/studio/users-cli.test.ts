@@ -3,11 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openStudioDb } from './store/db.ts'
+import { testDatabase } from '../testing/studio.ts'
 import { UserStore } from './store/users.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'users-cli-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+// SQLite in `dir`, or a schema of its own on PostgreSQL, which the CLI reaches through the same settings.
+const database = testDatabase()
+afterAll(async () => {
+  await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 /** Runs the real CLI with the password piped on standard input, as a script would. */
 function users(args: string[], input = ''): { status: number; out: string } {
@@ -18,6 +23,7 @@ function users(args: string[], input = ''): { status: number; out: string } {
       {
         input,
         encoding: 'utf8',
+        env: { ...process.env, ...database.env },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     )
@@ -34,11 +40,12 @@ describe('npm run users', { timeout: 180_000 }, () => {
     expect(users(['add', 'ria', '--role', 'reviewer'], 'a fine long password\n')).toMatchObject({ status: 0 })
     expect(users(['list']).out).toMatch(/^ria\treviewer\t/m)
     expect(users(['passwd', 'ria'], 'the next long password\n').status).toBe(0)
-    const db = openStudioDb(dir)
+    const db = await database.open(dir)
     const store = new UserStore(db)
     expect(await store.verify('ria', 'the next long password')).toMatchObject({ role: 'reviewer' })
+    expect(await store.verify('RIA', 'the next long password')).toMatchObject({ name: 'ria' })
     expect(await store.verify('ria', 'a fine long password')).toBeUndefined()
-    db.close()
+    await db.close()
     expect(users(['remove', 'ria']).status).toBe(0)
     expect(users(['list']).out).not.toMatch(/ria/)
   })

@@ -1,12 +1,13 @@
 import { createInterface } from 'node:readline'
 import { dataDir, parseFlags } from '../config.ts'
-import { openStudioDb } from './store/db.ts'
+import { openStudioStorage } from './store/db.ts'
 import { ROLES, type Role, UserStore } from './store/users.ts'
 
 /**
  * `npm run users -- add NAME --role ROLE | list | remove NAME | passwd NAME [--data DIR]`. Passwords are read from
  * standard input — typed without echo at a terminal, or piped — never from the command line, where they would end
- * up in shell history and the process list.
+ * up in shell history and the process list. With `DATABASE_URL` (and `STUDIO_DATABASE_SCHEMA`) set as for the
+ * backend, it works on the shared PostgreSQL: a `passwd` or `remove` ends the user's sessions on every instance.
  */
 const USAGE = `usage: npm run users -- add NAME --role ${ROLES.join('|')} [--data DIR]
        npm run users -- list [--data DIR]
@@ -31,7 +32,11 @@ async function readPassword(prompt: string): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const { flags, positional } = parseFlags(argv, { role: 'string', data: 'string' })
   const [command, name] = positional
-  const db = openStudioDb(dataDir(flags.data as string | undefined))
+  const db = await openStudioStorage({
+    dataDir: dataDir(flags.data as string | undefined),
+    databaseUrl: process.env.DATABASE_URL,
+    schema: process.env.STUDIO_DATABASE_SCHEMA,
+  })
   const users = new UserStore(db)
   try {
     switch (command) {
@@ -44,12 +49,12 @@ async function main(argv: string[]): Promise<number> {
         return 0
       }
       case 'list':
-        for (const u of users.list())
+        for (const u of await users.list())
           console.log([u.name, u.role, new Date(u.createdAt * 1000).toISOString()].join('\t'))
         return 0
       case 'remove':
         if (!name) throw new Error('a NAME is required')
-        if (!users.remove(name)) throw new Error(`no user named "${name}"`)
+        if (!(await users.remove(name))) throw new Error(`no user named "${name}"`)
         console.log(`removed ${name}; their sessions are ended`)
         return 0
       case 'passwd':
@@ -65,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`users: ${(err as Error).message}`)
     return 1
   } finally {
-    db.close()
+    await db.close()
   }
 }
 

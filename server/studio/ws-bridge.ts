@@ -82,7 +82,8 @@ export interface BridgeOptions {
 export interface BridgeTap {
   client(text: string): void
   server(text: string): void
-  close(): void
+  /** Finishes later (saving the session); a failure then is logged like a throw. */
+  close(): Promise<unknown>
 }
 
 /** Wraps a tap so that its first failure detaches it. */
@@ -104,10 +105,10 @@ function safeTap(tap: BridgeTap | undefined, log: FastifyRequest['log']): Bridge
   return {
     client: guard((t) => tap.client(t)),
     server: guard((t) => tap.server(t)),
-    close: () => {
-      if (closed) return
+    close: async () => {
+      if (closed || broken) return
       closed = true
-      guard(() => tap.close())('')
+      await tap.close().catch((err) => log.warn({ err }, 'socket tap failed; the session was not kept'))
     },
   }
 }
@@ -162,7 +163,7 @@ export function registerWsBridge(
         if (!isBinary) tap?.server(String(data))
       }
       if (held.closed) {
-        tap?.close()
+        void tap?.close()
         return client.close(sendableCode(held.closed[0]), held.closed[1])
       }
       upstreamSocket.on('message', (data, isBinary) => {
@@ -174,11 +175,11 @@ export function registerWsBridge(
         if (!isBinary) tap?.client(String(data))
       })
       upstreamSocket.on('close', (code, reason) => {
-        tap?.close()
+        void tap?.close()
         client.close(sendableCode(code), reason)
       })
       client.on('close', (code, reason) => {
-        tap?.close()
+        void tap?.close()
         if (upstreamSocket.readyState === WebSocket.OPEN) upstreamSocket.close(sendableCode(code), reason)
         else upstreamSocket.terminate()
       })

@@ -1,18 +1,81 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { dropPostgresSchema } from '../storage/index.ts'
 import { createStudio, type StudioOptions } from '../studio/app.ts'
-import { openStudioDb, type StudioDb } from '../studio/store/db.ts'
+import { openStudioStorage, type StudioStorage } from '../studio/store/db.ts'
 import { type Role, UserStore } from '../studio/store/users.ts'
 import type { RunningService } from './service.ts'
 
-/** A real studio backend, with its own throwaway studio.db, on an ephemeral loopback port in front of a test service. */
+/**
+ * Which storage the studio's tests run on: SQLite (a throwaway studio.db) by default, PostgreSQL with
+ * `STUDIO_TEST_DATABASE=postgres` — the `postgres` project of vite.config.ts runs the same suites that way. Each
+ * studio then gets a fresh schema in `STUDIO_TEST_DATABASE_URL` (default the local `test` database), dropped when it
+ * closes. A PostgreSQL that cannot be reached fails the tests; it never skips them.
+ */
+export const TEST_BACKEND: 'sqlite' | 'postgres' =
+  process.env.STUDIO_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite'
+export const TEST_DATABASE_URL =
+  process.env.STUDIO_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+/** The Redis of the tests that need one (the shared sign-in limit). */
+export const TEST_REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** One throwaway database for the studio's state, which any number of studios (or CLIs) may open. */
+export interface TestDatabase {
+  backend: 'sqlite' | 'postgres'
+  /** The environment a studio process or the users CLI needs to use it (with `--data` for the SQLite file). */
+  env: Record<string, string>
+  open(dataDir: string): Promise<StudioStorage>
+  /** Removes it (PostgreSQL: drops the schema; the SQLite file goes with its directory). */
+  drop(): Promise<void>
+}
+
+export function testDatabase(backend = TEST_BACKEND): TestDatabase {
+  if (backend === 'sqlite')
+    return {
+      backend,
+      // A DATABASE_URL in the developer's shell must not send the CLI elsewhere.
+      env: { DATABASE_URL: '', STUDIO_DATABASE_SCHEMA: '' },
+      open: (dataDir) => openStudioStorage({ dataDir }),
+      drop: async () => {},
+    }
+  const schema = `studio_test_${process.pid}_${randomBytes(5).toString('hex')}`
+  return {
+    backend,
+    env: { DATABASE_URL: TEST_DATABASE_URL, STUDIO_DATABASE_SCHEMA: schema },
+    open: (dataDir) => openStudioStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, schema }),
+    drop: () => dropPostgresSchema(TEST_DATABASE_URL, schema),
+  }
+}
+
+/** Fresh storage of the test backend whose `close` also removes it. */
+export async function openTestStorage(dataDir: string): Promise<StudioStorage> {
+  const database = testDatabase()
+  const storage = await database.open(dataDir)
+  return {
+    ...storage,
+    close: async () => {
+      await storage.close()
+      await database.drop()
+    },
+  }
+}
+
+/** A real studio backend, with its own throwaway state, on an ephemeral loopback port in front of a test service. */
 export interface RunningStudio {
   app: FastifyInstance
   base: string
-  db: StudioDb
+  db: StudioStorage
+  /** Its database, which another studio may share (`startStudio(svc, { share })`). */
+  database: TestDatabase
+  /** Its data directory (transcript audio; the SQLite file). */
+  dir: string
   users: UserStore
+  /** Its Redis connection, when it counts sign-ins there. */
+  redis: Redis | undefined
   /** Signs in (creating the user first) and returns the headers a browser would then send. */
   signInAs(role: Role, name?: string): Promise<BrowserHeaders>
   close(): Promise<void>
@@ -23,17 +86,29 @@ export interface BrowserHeaders {
   'x-csrf-token': string
 }
 
-export async function startStudio(
-  svc: RunningService,
-  opts: Partial<Omit<StudioOptions, 'upstream' | 'db'>> = {},
-): Promise<RunningStudio> {
-  const dir = mkdtempSync(join(tmpdir(), 'studio-test-'))
-  const db = openStudioDb(dir)
+export interface TestStudioOptions extends Partial<Omit<StudioOptions, 'upstream' | 'db' | 'redis'>> {
+  /** Another instance on the same database and data directory, as behind a load balancer. */
+  share?: RunningStudio
+  /** Count sign-ins in this Redis, under a key prefix of its own for this test. */
+  redis?: { url: string; prefix: string }
+}
+
+export async function startStudio(svc: RunningService, opts: TestStudioOptions = {}): Promise<RunningStudio> {
+  const { share, redis: redisOptions, ...studioOptions } = opts
+  const dir = share?.dir ?? mkdtempSync(join(tmpdir(), 'studio-test-'))
+  const database = share?.database ?? testDatabase()
+  const db = await database.open(dir)
+  const redis = redisOptions
+    ? new Redis(redisOptions.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    : undefined
+  await redis?.connect()
   const app = await createStudio({
     upstream: { baseUrl: svc.baseUrl, apiKey: svc.apiKey, kind: 'embedded' },
     db,
+    dataDir: dir,
     autoLocalAdmin: false,
-    ...opts,
+    ...(redis && redisOptions ? { redis: { client: redis, prefix: redisOptions.prefix } } : {}),
+    ...studioOptions,
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
@@ -44,10 +119,13 @@ export async function startStudio(
     app,
     base,
     db,
+    database,
+    dir,
     users,
+    redis,
     async signInAs(role, name = `${role}-user`) {
       const password = 'correct horse battery'
-      if (!users.find(name)) await users.add(name, role, password)
+      if (!(await users.find(name))) await users.add(name, role, password)
       const res = await fetch(`${base}/api/auth/sign-in`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -58,8 +136,13 @@ export async function startStudio(
     },
     async close() {
       await app.close()
-      db.close()
-      rmSync(dir, { recursive: true, force: true })
+      await db.close()
+      redis?.disconnect()
+      // What is shared belongs to the first instance, which removes it.
+      if (!share) {
+        await database.drop()
+        rmSync(dir, { recursive: true, force: true })
+      }
     },
   }
 }

@@ -1,6 +1,6 @@
-import type { StudioDb } from './db.ts'
+import type { StudioStorage } from './db.ts'
 
-/** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db). */
+/** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
 
 export const AUDIT_KINDS = ['consent', 'voice'] as const
 export type AuditKind = (typeof AUDIT_KINDS)[number]
@@ -50,47 +50,63 @@ const toEvent = (r: Row): AuditEvent => ({
   consentId: r.consent_id,
 })
 
-/** Creation events with no later deletion or revocation of the same id. */
-const LIVE_CREATIONS = `SELECT * FROM audit_events AS c
-  WHERE c.action = 'created' AND NOT EXISTS (
-    SELECT 1 FROM audit_events AS d WHERE d.upstream_id = c.upstream_id AND d.action <> 'created' AND d.id > c.id
-  )`
-
 export class AuditStore {
-  constructor(private readonly db: StudioDb) {}
+  constructor(private readonly storage: StudioStorage) {}
 
-  record(event: NewAuditEvent): AuditEvent {
+  private get db() {
+    return this.storage.db
+  }
+
+  /** Creation events with no later deletion or revocation of the same id. */
+  private liveCreations() {
+    return this.db
+      .selectFrom('audit_events as c')
+      .selectAll('c')
+      .where('c.action', '=', 'created')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('audit_events as d')
+              .select('d.id')
+              .whereRef('d.upstream_id', '=', 'c.upstream_id')
+              .where('d.action', '<>', 'created')
+              .whereRef('d.id', '>', 'c.id'),
+          ),
+        ),
+      )
+  }
+
+  async record(event: NewAuditEvent): Promise<AuditEvent> {
     const at = event.at ?? Math.floor(Date.now() / 1000)
-    const { lastInsertRowid } = this.db
-      .prepare(
-        `INSERT INTO audit_events (at, user_name, user_role, kind, action, upstream_id, name, consent_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    const { id } = await this.db
+      .insertInto('audit_events')
+      .values({
         at,
-        event.user,
-        event.role,
-        event.kind,
-        event.action,
-        event.upstreamId,
-        event.name,
-        event.consentId,
-      )
-    return { ...event, id: Number(lastInsertRowid), at }
+        user_name: event.user,
+        user_role: event.role,
+        kind: event.kind,
+        action: event.action,
+        upstream_id: event.upstreamId,
+        name: event.name,
+        consent_id: event.consentId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    return { ...event, id, at }
   }
 
   /** Newest first; `before` is the id of the last event of the previous page. */
-  list(opts: { limit: number; before?: number; kind?: AuditKind }): {
+  async list(opts: { limit: number; before?: number; kind?: AuditKind }): Promise<{
     events: AuditEvent[]
     hasMore: boolean
-  } {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM audit_events
-         WHERE (@before IS NULL OR id < @before) AND (@kind IS NULL OR kind = @kind)
-         ORDER BY id DESC LIMIT @limit`,
-      )
-      .all({ before: opts.before ?? null, kind: opts.kind ?? null, limit: opts.limit + 1 }) as Row[]
+  }> {
+    let query = this.db.selectFrom('audit_events').selectAll()
+    if (opts.before !== undefined) query = query.where('id', '<', opts.before)
+    if (opts.kind !== undefined) query = query.where('kind', '=', opts.kind)
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(opts.limit + 1)
+      .execute()
     return { events: rows.slice(0, opts.limit).map(toEvent), hasMore: rows.length > opts.limit }
   }
 
@@ -98,26 +114,30 @@ export class AuditStore {
    * The creation events of everything not deleted or revoked since: where each live consent and voice came from.
    * Newest first.
    */
-  origins(): AuditEvent[] {
-    return (this.db.prepare(`${LIVE_CREATIONS} ORDER BY c.id DESC`).all() as Row[]).map(toEvent)
+  async origins(): Promise<AuditEvent[]> {
+    return (await this.liveCreations().orderBy('c.id', 'desc').execute()).map(toEvent)
   }
 
   /** The latest creation of `upstreamId` through the studio, if it was created here. */
-  creationOf(upstreamId: string): AuditEvent | undefined {
-    const row = this.db
-      .prepare(
-        `SELECT * FROM audit_events WHERE upstream_id = ? AND action = 'created' ORDER BY id DESC LIMIT 1`,
-      )
-      .get(upstreamId) as Row | undefined
+  async creationOf(upstreamId: string): Promise<AuditEvent | undefined> {
+    const row = await this.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('upstream_id', '=', upstreamId)
+      .where('action', '=', 'created')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst()
     return row && toEvent(row)
   }
 
   /** Voices created bound to `consentId` that are still live (so a deletion of the consent revokes them). */
-  liveVoicesOf(consentId: string): AuditEvent[] {
-    return (
-      this.db
-        .prepare(`${LIVE_CREATIONS} AND c.kind = 'voice' AND c.consent_id = ? ORDER BY c.id`)
-        .all(consentId) as Row[]
-    ).map(toEvent)
+  async liveVoicesOf(consentId: string): Promise<AuditEvent[]> {
+    const rows = await this.liveCreations()
+      .where('c.kind', '=', 'voice')
+      .where('c.consent_id', '=', consentId)
+      .orderBy('c.id')
+      .execute()
+    return rows.map(toEvent)
   }
 }

@@ -5,10 +5,10 @@ import {
   type ScriptSummary,
   scriptCharacters,
 } from '../../../schema/index.ts'
-import type { StudioDb } from './db.ts'
+import type { StudioStorage } from './db.ts'
 
 /**
- * Voice designers' scripts in studio.db, each visible to its owner only (the studio user's name, as transcripts and
+ * Voice designers' scripts (studio.db or PostgreSQL), each visible to its owner only (the studio user's name, as transcripts and
  * the audit trail record people). A script is saved whole; every save is one UPDATE guarded by the revision it was
  * edited from, so of two browsers saving on the same revision the second is refused rather than overwriting.
  * Documents are validated against schema/scripts.ts before they reach the store.
@@ -32,68 +32,89 @@ export const newScriptId = () => `scr_${randomBytes(16).toString('hex')}`
 const unixSeconds = () => Math.floor(Date.now() / 1000)
 
 export class ScriptStore {
-  constructor(private readonly db: StudioDb) {}
+  constructor(private readonly storage: StudioStorage) {}
 
-  /** The owner's scripts, most recently saved first. */
-  list(owner: string): ScriptSummary[] {
-    return this.db
-      .prepare(
-        `SELECT id, title, characters, lines, revision, updated_at FROM scripts WHERE owner = ?
-         ORDER BY updated_at DESC, created_at DESC, id`,
-      )
-      .all(owner) as ScriptSummary[]
+  private get db() {
+    return this.storage.db
   }
 
-  get(owner: string, id: string): SavedScript | undefined {
-    const row = this.db.prepare('SELECT * FROM scripts WHERE id = ? AND owner = ?').get(id, owner) as
-      | Row
-      | undefined
+  /** The owner's scripts, most recently saved first. */
+  async list(owner: string): Promise<ScriptSummary[]> {
+    return this.db
+      .selectFrom('scripts')
+      .select(['id', 'title', 'characters', 'lines', 'revision', 'updated_at'])
+      .where('owner', '=', owner)
+      .orderBy('updated_at', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute()
+  }
+
+  async get(owner: string, id: string): Promise<SavedScript | undefined> {
+    const row = await this.db
+      .selectFrom('scripts')
+      .selectAll()
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst()
     return row && toSaved(row)
   }
 
-  create(owner: string, doc: ScriptDocument, now = unixSeconds()): SavedScript {
-    const row = this.db
-      .prepare(
-        `INSERT INTO scripts (id, owner, title, document, characters, lines, revision, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING *`,
-      )
-      .get(newScriptId(), owner, ...columns(doc), now, now) as Row
+  async create(owner: string, doc: ScriptDocument, now = unixSeconds()): Promise<SavedScript> {
+    const row = await this.db
+      .insertInto('scripts')
+      .values({ id: newScriptId(), owner, ...columns(doc), revision: 1, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow()
     return toSaved(row)
   }
 
   /**
    * Replaces the script when `basedOn` is its current revision and returns it with the next revision; returns
    * `conflict` with the script as saved now when another save came between; undefined when the owner has no such
-   * script.
+   * script. The check and the write are one conditional UPDATE, so two instances saving on the same revision at
+   * once cannot both succeed.
    */
-  save(
+  async save(
     owner: string,
     id: string,
     doc: ScriptDocument,
     basedOn: number,
     now = unixSeconds(),
-  ): { saved: SavedScript } | { conflict: SavedScript } | undefined {
-    const row = this.db
-      .prepare(
-        `UPDATE scripts SET title = ?, document = ?, characters = ?, lines = ?, revision = revision + 1,
-           updated_at = ? WHERE id = ? AND owner = ? AND revision = ? RETURNING *`,
-      )
-      .get(...columns(doc), now, id, owner, basedOn) as Row | undefined
+  ): Promise<{ saved: SavedScript } | { conflict: SavedScript } | undefined> {
+    const row = await this.db
+      .updateTable('scripts')
+      .set((eb) => ({ ...columns(doc), revision: eb('revision', '+', 1), updated_at: now }))
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .where('revision', '=', basedOn)
+      .returningAll()
+      .executeTakeFirst()
     if (row) return { saved: toSaved(row) }
-    const current = this.get(owner, id)
+    const current = await this.get(owner, id)
     return current && { conflict: current }
   }
 
   /** False when the owner has no such script. */
-  delete(owner: string, id: string): boolean {
-    return this.db.prepare('DELETE FROM scripts WHERE id = ? AND owner = ?').run(id, owner).changes > 0
+  async delete(owner: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('scripts')
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
   }
 }
 
-/** title, document, characters, lines: the columns a document fills. */
-function columns(doc: ScriptDocument): [string, string, number, number] {
+/** The columns a document fills. */
+function columns(doc: ScriptDocument) {
   const body: Body = { settings: doc.settings, lines: doc.lines }
-  return [doc.title, JSON.stringify(body), scriptCharacters(doc.lines), doc.lines.length]
+  return {
+    title: doc.title,
+    document: JSON.stringify(body),
+    characters: scriptCharacters(doc.lines),
+    lines: doc.lines.length,
+  }
 }
 
 function toSaved(row: Row): SavedScript {

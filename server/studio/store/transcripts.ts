@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, createWriteStream, mkdirSync, rmSync } from 'node:fs'
+import { createWriteStream, rmSync } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { sql } from 'kysely'
 import {
   EMPTY_EDITS,
   type LabelEdits,
@@ -13,7 +14,8 @@ import {
   storedResultSchema,
   type TranscriptSummary,
 } from '../../../schema/index.ts'
-import type { StudioDb } from './db.ts'
+import { privateDir } from '../../storage/private-files.ts'
+import type { StudioStorage } from './db.ts'
 
 /**
  * Saved transcripts of the studio's organization: the service's result exactly as it came (written once, never
@@ -53,8 +55,6 @@ type Row = {
   diarization_status: string | null
   speakers: number
   turns: number
-  result?: string
-  peaks?: string | null
   edits: string | null
   revision: number | null
   updated_at: number | null
@@ -65,21 +65,16 @@ export class AudioTooLargeError extends Error {}
 
 export const newTranscriptId = () => `tr_${randomBytes(12).toString('base64url')}`
 
-const SUMMARY_COLUMNS = `t.id, t.name, t.source, t.created_at, t.created_by, t.audio_file, t.audio_type,
-  t.audio_bytes, t.duration, t.diarization_status, t.speakers, t.turns, l.edits, l.revision, l.updated_at, l.updated_by`
-const FROM = 'FROM transcripts t LEFT JOIN transcript_labels l ON l.transcript_id = t.id'
-
 export class TranscriptStore {
   readonly audioDir: string
 
   constructor(
-    private readonly db: StudioDb,
+    private readonly storage: StudioStorage,
     dataDir: string,
   ) {
     this.audioDir = join(dataDir, 'transcripts')
     // Recordings of people are for the studio's user alone: the folder 0700 (tightened if it exists), files 0600.
-    mkdirSync(this.audioDir, { recursive: true, mode: 0o700 })
-    chmodSync(this.audioDir, 0o700)
+    privateDir(this.audioDir)
   }
 
   /**
@@ -126,97 +121,149 @@ export class TranscriptStore {
     rmSync(this.audioPath(fileName), { force: true })
   }
 
-  insert(t: NewTranscript, now = Date.now()): void {
-    this.db
-      .prepare(
-        `INSERT INTO transcripts (id, name, source, created_at, created_by, audio_file, audio_type, audio_bytes,
-           duration, diarization_status, speakers, turns, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        t.id,
-        t.name,
-        t.source,
-        now,
-        t.createdBy,
-        t.audioFile,
-        t.audioType,
-        t.audioBytes,
-        t.result.duration ?? null,
-        t.result.diarization?.status ?? null,
-        t.result.diarization?.speakers.length ?? 0,
-        t.result.diarization?.turns?.length ?? t.result.segments?.length ?? 0,
-        JSON.stringify(t.result),
-      )
+  private get db() {
+    return this.storage.db
+  }
+
+  /** The summary's columns, with the labels joined. */
+  private summaries() {
+    return this.db
+      .selectFrom('transcripts as t')
+      .leftJoin('transcript_labels as l', 'l.transcript_id', 't.id')
+      .select([
+        't.id',
+        't.name',
+        't.source',
+        't.created_at',
+        't.created_by',
+        't.audio_file',
+        't.audio_type',
+        't.audio_bytes',
+        't.duration',
+        't.diarization_status',
+        't.speakers',
+        't.turns',
+        'l.edits',
+        'l.revision',
+        'l.updated_at',
+        'l.updated_by',
+      ])
+  }
+
+  async insert(t: NewTranscript, now = Date.now()): Promise<void> {
+    await this.db
+      .insertInto('transcripts')
+      .values({
+        id: t.id,
+        name: t.name,
+        source: t.source,
+        created_at: now,
+        created_by: t.createdBy,
+        audio_file: t.audioFile,
+        audio_type: t.audioType,
+        audio_bytes: t.audioBytes,
+        duration: t.result.duration ?? null,
+        diarization_status: t.result.diarization?.status ?? null,
+        speakers: t.result.diarization?.speakers.length ?? 0,
+        turns: t.result.diarization?.turns?.length ?? t.result.segments?.length ?? 0,
+        result: JSON.stringify(t.result),
+      })
+      .execute()
   }
 
   /** Newest first. */
-  list(): TranscriptSummary[] {
-    const rows = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} ${FROM} ORDER BY t.created_at DESC, t.id`)
-      .all() as Row[]
+  async list(): Promise<TranscriptSummary[]> {
+    const rows = await this.summaries().orderBy('t.created_at', 'desc').orderBy('t.id').execute()
     return rows.map(summarize)
   }
 
-  get(id: string): TranscriptRecord | undefined {
-    const row = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS}, t.result, t.peaks ${FROM} WHERE t.id = ?`)
-      .get(id) as Row | undefined
+  async get(id: string): Promise<TranscriptRecord | undefined> {
+    const row = await this.summaries()
+      .select(['t.result', 't.peaks'])
+      .where('t.id', '=', id)
+      .executeTakeFirst()
     if (!row) return undefined
     return {
       ...summarize(row),
       audioFile: row.audio_file,
-      result: storedResultSchema.parse(JSON.parse(row.result ?? 'null')),
+      result: storedResultSchema.parse(JSON.parse(row.result)),
       labels: labelsOf(row),
       peaks: row.peaks ? (JSON.parse(row.peaks) as Peaks) : null,
     }
   }
 
   /** The summary alone (no result, no peaks): cheap for checks before an update. */
-  summary(id: string): (TranscriptSummary & { audioFile: string; labels: SavedLabels }) | undefined {
-    const row = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} ${FROM} WHERE t.id = ?`).get(id) as Row | undefined
+  async summary(
+    id: string,
+  ): Promise<(TranscriptSummary & { audioFile: string; labels: SavedLabels }) | undefined> {
+    const row = await this.summaries().where('t.id', '=', id).executeTakeFirst()
     return row && { ...summarize(row), audioFile: row.audio_file, labels: labelsOf(row) }
   }
 
   /**
    * Replaces the label edits when `basedOn` is the current revision (0 before any save) and returns the saved labels
-   * with the next revision; returns `conflict` with the current labels when someone saved in between.
+   * with the next revision; returns `conflict` with the current labels when someone saved in between. The check and
+   * the write are one statement — the first save an INSERT that does nothing when labels exist, later ones an UPDATE
+   * on the revision — so of two saves on one revision, through one instance or two, exactly one wins.
    */
-  saveLabels(
+  async saveLabels(
     id: string,
     edits: LabelEdits,
     basedOn: number,
     by: string,
     now = Date.now(),
-  ): { saved: SavedLabels } | { conflict: SavedLabels } | undefined {
-    return this.db.transaction(() => {
-      const current = this.summary(id)
-      if (!current) return undefined
-      if (current.labels.revision !== basedOn) return { conflict: current.labels }
-      const revision = basedOn + 1
-      this.db
-        .prepare(
-          `INSERT INTO transcript_labels (transcript_id, edits, revision, updated_at, updated_by) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(transcript_id) DO UPDATE SET edits = excluded.edits, revision = excluded.revision,
-             updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-        )
-        .run(id, JSON.stringify(edits), revision, now, by)
-      return { saved: { edits, revision, updated_at: now, updated_by: by } }
-    })()
+  ): Promise<{ saved: SavedLabels } | { conflict: SavedLabels } | undefined> {
+    const text = JSON.stringify(edits)
+    const written =
+      basedOn === 0
+        ? await this.db
+            .insertInto('transcript_labels')
+            .columns(['transcript_id', 'edits', 'revision', 'updated_at', 'updated_by'])
+            .expression((eb) =>
+              eb
+                .selectFrom('transcripts')
+                .select((s) => [
+                  s.ref('id').as('transcript_id'),
+                  s.val(text).as('edits'),
+                  sql.lit(1).as('revision'),
+                  s.cast(s.val(now), 'bigint').as('updated_at'),
+                  s.val(by).as('updated_by'),
+                ])
+                .where('id', '=', id),
+            )
+            .onConflict((oc) => oc.column('transcript_id').doNothing())
+            .returning('revision')
+            .executeTakeFirst()
+        : await this.db
+            .updateTable('transcript_labels')
+            .set((eb) => ({ edits: text, revision: eb('revision', '+', 1), updated_at: now, updated_by: by }))
+            .where('transcript_id', '=', id)
+            .where('revision', '=', basedOn)
+            .returning('revision')
+            .executeTakeFirst()
+    if (written) return { saved: { edits, revision: written.revision, updated_at: now, updated_by: by } }
+    const current = await this.summary(id)
+    return current && { conflict: current.labels }
   }
 
-  savePeaks(id: string, peaks: Peaks): boolean {
-    return (
-      this.db.prepare('UPDATE transcripts SET peaks = ? WHERE id = ?').run(JSON.stringify(peaks), id)
-        .changes > 0
-    )
+  async savePeaks(id: string, peaks: Peaks): Promise<boolean> {
+    const result = await this.db
+      .updateTable('transcripts')
+      .set({ peaks: JSON.stringify(peaks) })
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
   }
 
   /** Removes the transcript, its labels and its audio; false when there was none. */
-  delete(id: string): boolean {
-    const row = this.summary(id)
+  async delete(id: string): Promise<boolean> {
+    const row = await this.db
+      .deleteFrom('transcripts')
+      .where('id', '=', id)
+      .returning('audio_file')
+      .executeTakeFirst()
     if (!row) return false
-    this.db.prepare('DELETE FROM transcripts WHERE id = ?').run(id)
-    this.removeAudio(row.audioFile)
+    this.removeAudio(row.audio_file)
     return true
   }
 }

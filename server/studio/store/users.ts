@@ -1,6 +1,8 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
-import type { StudioDb } from './db.ts'
+import { sql } from 'kysely'
+import { isUniqueViolation } from '../../storage/index.ts'
+import type { StudioStorage } from './db.ts'
 
 export const ROLES = ['designer', 'consent_admin', 'reviewer', 'admin'] as const
 export type Role = (typeof ROLES)[number]
@@ -45,66 +47,110 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
 /** A password hash to compare against when the name is unknown, so timing does not reveal which names exist. */
 const DUMMY_HASH = hashPassword(randomBytes(16).toString('hex'))
 
-type UserRow = { id: number; name: string; role: Role; created_at: number; password_hash: string }
-const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, role: r.role, createdAt: r.created_at })
+type UserRow = { id: number; name: string; role: string; created_at: number; password_hash: string }
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  name: r.name,
+  role: r.role as Role,
+  createdAt: r.created_at,
+})
 
-/** Studio users: names (case-insensitive), roles and scrypt password hashes in studio.db. */
+/**
+ * Studio users: names, roles and scrypt password hashes (studio.db or PostgreSQL). Names are unique and found
+ * whatever their case on both engines: compared as lower(name), which a unique index holds on PostgreSQL and the
+ * column's NOCASE collation on SQLite (names are ASCII, so both fold case alike).
+ */
 export class UserStore {
-  constructor(private readonly db: StudioDb) {}
+  constructor(private readonly storage: StudioStorage) {}
+
+  private get db() {
+    return this.storage.db
+  }
+
+  private row(name: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql<string>`lower(name)`, '=', name.toLowerCase())
+      .executeTakeFirst()
+  }
 
   async add(name: string, role: Role, password: string): Promise<User> {
     if (!/^[\w.@-]{1,64}$/.test(name)) throw new Error('A name is 1–64 letters, digits, or . _ @ -')
     if (!ROLES.includes(role)) throw new Error(`The role must be one of: ${ROLES.join(', ')}`)
     if (password.length < MIN_PASSWORD_LENGTH)
       throw new Error(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`)
-    if (this.find(name)) throw new Error(`A user named "${name}" already exists.`)
+    const taken = () => new Error(`A user named "${name}" already exists.`)
+    if (await this.row(name)) throw taken()
     const hash = await hashPassword(password)
     const created = Math.floor(Date.now() / 1000)
-    const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO users (name, role, password_hash, created_at) VALUES (?, ?, ?, ?)')
-      .run(name, role, hash, created)
-    return { id: Number(lastInsertRowid), name, role, createdAt: created }
+    try {
+      const { id } = await this.db
+        .insertInto('users')
+        .values({ name, role, password_hash: hash, created_at: created })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return { id, name, role, createdAt: created }
+    } catch (err) {
+      // Another instance (or CLI) added the same name meanwhile.
+      if (isUniqueViolation(err)) throw taken()
+      throw err
+    }
   }
 
-  list(): User[] {
-    return (this.db.prepare('SELECT * FROM users ORDER BY name').all() as UserRow[]).map(toUser)
+  async list(): Promise<User[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .orderBy(sql`lower(name)`)
+      .orderBy('name')
+      .execute()
+    return rows.map(toUser)
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n
+  async count(): Promise<number> {
+    const { n } = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(n)
   }
 
-  find(name: string): User | undefined {
-    const row = this.db.prepare('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined
+  async find(name: string): Promise<User | undefined> {
+    const row = await this.row(name)
     return row && toUser(row)
   }
 
-  byId(id: number): User | undefined {
-    const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined
+  async byId(id: number): Promise<User | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
     return row && toUser(row)
   }
 
   /** Removing a user ends their sessions too (foreign key cascade). */
-  remove(name: string): boolean {
-    return this.db.prepare('DELETE FROM users WHERE name = ?').run(name).changes > 0
+  async remove(name: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('users')
+      .where(sql<string>`lower(name)`, '=', name.toLowerCase())
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
   }
 
   async setPassword(name: string, password: string): Promise<void> {
     if (password.length < MIN_PASSWORD_LENGTH)
       throw new Error(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`)
-    const user = this.find(name)
+    const user = await this.find(name)
     if (!user) throw new Error(`No user named "${name}".`)
     const hash = await hashPassword(password)
-    this.db.transaction(() => {
-      this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, user.id)
-      // A new password signs the user out everywhere.
-      this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(user.id)
-    })()
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ password_hash: hash }).where('id', '=', user.id).execute()
+      // A new password signs the user out everywhere: every instance reads sessions from here on each request.
+      await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute()
+    })
   }
 
   /** The user when the password matches; the same work is done for unknown names. */
   async verify(name: string, password: string): Promise<User | undefined> {
-    const row = this.db.prepare('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined
+    const row = await this.row(name)
     const ok = await verifyPassword(password, row?.password_hash ?? (await DUMMY_HASH))
     return ok && row ? toUser(row) : undefined
   }
