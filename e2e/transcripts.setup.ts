@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { test as setup } from '@playwright/test'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
+import { spokenDigits, wav16k } from '../server/testing/speakers.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
 
 /**
@@ -38,4 +39,29 @@ setup('make the fake microphone from a real meeting recording', () => {
   }
   if (!samples || channels !== 1) throw new Error(`${MIC_SOURCE} is not the mono float WAV expected`)
   writeFileSync(e2eMeetingMicWav, floatToPcm16Wav(samples, rate))
+})
+
+/**
+ * Where the two-speaker recording is written: beside the fake microphone, in the temporary directory (the spec finds
+ * it the same way; importing this file there would run these setups again).
+ */
+const twoSpeakersWav = (micWav: string): string => micWav.replace(/meeting-mic\.wav$/, 'two-speakers.wav')
+
+/**
+ * A two-speaker recording of real people: George and Jackson (FSDD, ../shared/data/speakers) taking turns, each
+ * saying the ten digits (about 6 s a turn), a second of silence between turns: George, Jackson, George, Jackson.
+ */
+setup('join two real speakers taking turns into one recording', async () => {
+  const rate = 16_000
+  const pause = () => new Float32Array(rate)
+  const parts: Float32Array[] = [new Float32Array(rate / 2)]
+  for (const [take, speaker] of ['george', 'jackson', 'george', 'jackson'].entries())
+    parts.push(await spokenDigits(speaker, [Math.floor(take / 2)]), pause())
+  const samples = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
+  let offset = 0
+  for (const p of parts) {
+    samples.set(p, offset)
+    offset += p.length
+  }
+  writeFileSync(twoSpeakersWav(e2eMeetingMicWav), wav16k(samples))
 })

@@ -44,14 +44,30 @@ export type StoredResult = z.infer<typeof storedResultSchema>
 
 const speakerId = z.string().min(1).max(64)
 
+const turnKey = z.string().regex(/^\d{1,6}$/)
+
+/** Where a reviewer split a turn (seconds in the recording), and who speaks the part after it (null: unattributed). */
+export const turnSplitSchema = z.strictObject({
+  at: z.number().finite().min(0),
+  speaker: speakerId.nullable(),
+})
+export type TurnSplit = z.infer<typeof turnSplitSchema>
+
+/** Split points one turn may hold. */
+export const MAX_SPLITS_PER_TURN = 50
+
 /**
  * A reviewer's edits, kept apart from the service's result: display names, merges (speaker → the speaker it was
- * merged into) and turns reassigned by their index in the result's turn list (null: unattributed).
+ * merged into), turns reassigned by their index in the result's turn list (null: unattributed), and turns split at
+ * points in time (by the same index; each part after a point goes to that point's speaker, the part before the first
+ * point stays the turn's own). A speaker id the result never had is one the reviewer added. `splits` is left out
+ * when there are none, so edits saved before it existed read the same.
  */
 export const labelEditsSchema = z.strictObject({
   names: z.record(speakerId, z.string().trim().min(1).max(80)).default({}),
   merges: z.record(speakerId, speakerId).default({}),
-  turns: z.record(z.string().regex(/^\d{1,6}$/), speakerId.nullable()).default({}),
+  turns: z.record(turnKey, speakerId.nullable()).default({}),
+  splits: z.record(turnKey, z.array(turnSplitSchema).min(1).max(MAX_SPLITS_PER_TURN)).optional(),
 })
 export type LabelEdits = z.infer<typeof labelEditsSchema>
 

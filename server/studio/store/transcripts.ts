@@ -292,7 +292,10 @@ function summarize(row: Row): TranscriptSummary {
     speakers: row.speakers,
     turns: row.turns,
     edited:
-      Object.keys(edits.names).length + Object.keys(edits.merges).length + Object.keys(edits.turns).length >
+      Object.keys(edits.names).length +
+        Object.keys(edits.merges).length +
+        Object.keys(edits.turns).length +
+        Object.keys(edits.splits ?? {}).length >
       0,
   }
 }

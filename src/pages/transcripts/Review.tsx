@@ -3,6 +3,8 @@ import type { LabelEdits } from '../../api/client.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
 import {
+  canSplit,
+  chosenTarget,
   colorOf,
   currentSpeakers,
   hasEdits,
@@ -11,6 +13,7 @@ import {
   rename,
   resolveSpeaker,
   speakerOf,
+  splitTargets,
 } from './labels.ts'
 import { type OpenTranscript, useReview } from './review-store.ts'
 import { TurnList } from './TurnList.tsx'
@@ -55,7 +58,7 @@ function download(name: string, format: ExportFormat, text: string) {
 
 /** Keys the review answers to when focus is not in a field. */
 const SHORTCUTS =
-  'Space or K: play/pause · J / L or ← / →: back / forward 5 s · P / N: previous / next turn · Ctrl+Z: undo'
+  'Space or K: play/pause · J / L or ← / →: back / forward 5 s · P / N: previous / next turn · S: split at the playhead · Ctrl+Z: undo'
 
 function isTyping(target: EventTarget): boolean {
   const el = target as HTMLElement
@@ -90,6 +93,7 @@ export function Review({ open }: { open: OpenTranscript }) {
       ArrowRight: () => s.skip(5),
       n: s.nextTurn,
       p: s.previousTurn,
+      s: () => void s.splitAtPlayhead(),
     }
     if (e.key === ' ' && !onButton) actions[' '] = s.togglePlay
     const action = actions[e.key] ?? actions[e.key.toLowerCase()]
@@ -111,7 +115,7 @@ export function Review({ open }: { open: OpenTranscript }) {
       <p className="muted">
         {transcript.source === 'live' ? 'Live session' : 'Uploaded'} by {transcript.created_by},{' '}
         {new Date(transcript.created_at).toLocaleString()} · {clock(transcript.duration, false)} ·{' '}
-        {open.speakers.length} speaker{open.speakers.length === 1 ? '' : 's'} · {open.entries.length} entr
+        {open.original.length} speaker{open.original.length === 1 ? '' : 's'} · {open.entries.length} entr
         {open.entries.length === 1 ? 'y' : 'ies'}
       </p>
       <Notices open={open} />
@@ -119,6 +123,7 @@ export function Review({ open }: { open: OpenTranscript }) {
         <div className="review-side">
           <Waveform open={open} />
           <PlayerControls />
+          <SplitControls open={open} />
           <p className="shortcuts" id="review-shortcuts">
             {SHORTCUTS}
           </p>
@@ -155,14 +160,14 @@ function PlayerControls() {
       <button type="button" onClick={s.previousTurn} aria-keyshortcuts="P">
         Previous turn
       </button>
-      <button type="button" onClick={() => s.skip(-5)} aria-keyshortcuts="J" aria-label="Back 5 seconds">
-        −5 s
+      <button type="button" onClick={() => s.skip(-5)} aria-keyshortcuts="J">
+        Back 5 s
       </button>
       <button type="button" className="primary" onClick={s.togglePlay} aria-keyshortcuts="K">
         {playing ? 'Pause' : 'Play'}
       </button>
-      <button type="button" onClick={() => s.skip(5)} aria-keyshortcuts="L" aria-label="Forward 5 seconds">
-        +5 s
+      <button type="button" onClick={() => s.skip(5)} aria-keyshortcuts="L">
+        Forward 5 s
       </button>
       <button type="button" onClick={s.nextTurn} aria-keyshortcuts="N">
         Next turn
@@ -172,6 +177,57 @@ function PlayerControls() {
         {clock(time)} / {clock(duration)}
       </p>
     </div>
+  )
+}
+
+/**
+ * Split the turn at the playhead: the part after it goes to the speaker chosen here (the other speaker first). The
+ * row under the playhead and the time are said beside the button, which the S key also presses.
+ */
+function SplitControls({ open }: { open: OpenTranscript }) {
+  const current = useReview((s) => s.current)
+  const time = useReview((s) => s.time)
+  const edits = useReview((s) => s.edits)
+  const splitTo = useReview((s) => s.splitTo)
+  const note = useReview((s) => s.splitNote)
+  const { setSplitTo, splitAtPlayhead } = useReview.getState()
+  const row = current === null ? undefined : open.rows[current]
+  if (open.source !== 'turns' || open.speakers.length === 0) return null
+  // Away from any turn the choices are still shown (disabled), as they would be for a turn without a speaker.
+  const targets = splitTargets(open.speakers, edits, row ?? { index: -1, speaker: null })
+  const choice = chosenTarget(targets, splitTo)
+  const possible = row !== undefined && canSplit(edits, row, time)
+  return (
+    <section aria-labelledby="split-heading" className="split">
+      <h3 id="split-heading">Split a turn</h3>
+      <p className="muted split-where" id="split-where">
+        {row && current !== null
+          ? `At ${clock(time)}, in turn ${current + 1} (${nameOf(edits, speakerOf(edits, row))}).`
+          : 'Move the playhead into a turn to split it there.'}
+      </p>
+      <div className="split-row">
+        <label htmlFor="split-to">Give the part after the playhead to</label>
+        <select id="split-to" value={choice} disabled={!row} onChange={(e) => setSplitTo(e.target.value)}>
+          {targets.map((t) => (
+            <option key={t.value} value={t.value}>
+              {t.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          disabled={!possible}
+          aria-keyshortcuts="S"
+          aria-describedby="split-where"
+          onClick={() => void splitAtPlayhead()}
+        >
+          Split at playhead
+        </button>
+      </div>
+      <p className="split-note" role="status">
+        {note}
+      </p>
+    </section>
   )
 }
 
@@ -236,7 +292,7 @@ function Speakers({ open }: { open: OpenTranscript }) {
 
 function talkTime(open: OpenTranscript, edits: LabelEdits): Map<string, number> {
   const seconds = new Map<string, number>()
-  for (const e of open.entries) {
+  for (const e of open.rows) {
     if (e.start === null || e.end === null) continue
     const who = speakerOf(edits, e)
     if (who !== null) seconds.set(who, (seconds.get(who) ?? 0) + (e.end - e.start))
@@ -330,7 +386,7 @@ function Exports({ open }: { open: OpenTranscript }) {
                   f,
                   {
                     result: open.transcript.result,
-                    entries: open.entries,
+                    entries: open.rows,
                     edits,
                     duration: open.transcript.duration,
                   },

@@ -7,8 +7,9 @@ import { UploadPanel } from './UploadPanel.tsx'
 
 /**
  * Transcripts, for reviewers: transcribe a recording (uploaded or live from the microphone) with speaker labels,
- * review it against its waveform, rename and merge speakers or move turns between them (saved apart from the
- * service's result), and export subtitles or text. Saved transcripts stay with their audio for the organization.
+ * review it against its waveform, rename and merge speakers, move turns between them or split a turn at the playhead
+ * and give the part after it to another (or a new) speaker (saved apart from the service's result), and export
+ * subtitles or text. Saved transcripts stay with their audio for the organization.
  */
 export function TranscriptsPage() {
   const open = useReview((s) => s.open)

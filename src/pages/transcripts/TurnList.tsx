@@ -1,7 +1,16 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef } from 'react'
 import { Enriched } from './Enriched.tsx'
-import { colorOf, currentSpeakers, nameOf, reassign, speakerOf } from './labels.ts'
+import {
+  colorOf,
+  currentSpeakers,
+  NEW_SPEAKER,
+  nameOf,
+  newSpeakerId,
+  reassign,
+  speakerOf,
+  unsplit,
+} from './labels.ts'
 import { type OpenTranscript, useReview } from './review-store.ts'
 import { clock, type Entry } from './turns.ts'
 
@@ -18,13 +27,16 @@ const FOLLOW_PAUSE_MS = 4000
 export function TurnList({ open }: { open: OpenTranscript }) {
   const scrollRef = useRef<HTMLElement>(null)
   const userScrolledAt = useRef(0)
-  const { entries } = open
+  const entries = open.rows
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: 6,
-    getItemKey: (i) => entries[i]?.index ?? i,
+    getItemKey: (i) => {
+      const entry = entries[i]
+      return entry ? `${entry.index}.${entry.part ?? 0}` : i
+    },
   })
 
   useEffect(
@@ -94,20 +106,23 @@ const TurnRow = memo(function TurnRow({
   measure: (el: Element | null) => void
   speakers: string[]
 }) {
-  const isCurrent = useReview((s) => s.current === entry.index)
+  const isCurrent = useReview((s) => s.current === position)
   const edits = useReview((s) => s.edits)
-  const seek = useReview((s) => s.seek)
+  const playFrom = useReview((s) => s.playFrom)
   const edit = useReview((s) => s.edit)
   const shown = speakerOf(edits, entry)
   const standing = currentSpeakers(speakers, edits)
   if (shown !== null && !standing.includes(shown)) standing.push(shown)
   const timed = entry.start !== null && entry.end !== null
-  const selectId = `turn-speaker-${entry.index}`
+  const part = entry.part ?? 0
+  const selectId = `turn-speaker-${entry.index}-${part}`
+  const span = `${clock(entry.start)}–${clock(entry.end)}`
   return (
     <li
       ref={measure}
       data-index={position}
       data-turn={entry.index}
+      data-part={part > 0 ? part : undefined}
       data-start={entry.start ?? undefined}
       className={`turn${isCurrent ? ' turn-current' : ''}`}
       aria-current={isCurrent ? 'true' : undefined}
@@ -120,10 +135,10 @@ const TurnRow = memo(function TurnRow({
           <button
             type="button"
             className="turn-seek"
-            onClick={() => seek(entry.start as number)}
-            aria-label={`Play from ${clock(entry.start)}, ${nameOf(edits, shown)}`}
+            onClick={() => playFrom(entry.start as number)}
+            aria-label={`Play ${span}, ${nameOf(edits, shown)}`}
           >
-            {clock(entry.start)}–{clock(entry.end)}
+            {span}
           </button>
         ) : (
           <span className="turn-untimed">No time</span>
@@ -135,7 +150,16 @@ const TurnRow = memo(function TurnRow({
           id={selectId}
           className="turn-speaker"
           value={shown ?? ''}
-          onChange={(e) => edit((ed) => reassign(ed, entry, e.target.value === '' ? null : e.target.value))}
+          onChange={(e) => {
+            const value = e.target.value
+            edit((ed) =>
+              reassign(
+                ed,
+                entry,
+                value === '' ? null : value === NEW_SPEAKER ? newSpeakerId(speakers, ed) : value,
+              ),
+            )
+          }}
           disabled={standing.length === 0}
         >
           {standing.map((id) => (
@@ -143,8 +167,19 @@ const TurnRow = memo(function TurnRow({
               {nameOf(edits, id)}
             </option>
           ))}
+          <option value={NEW_SPEAKER}>A new speaker</option>
           <option value="">Unattributed</option>
         </select>
+        {part > 0 && (
+          <button
+            type="button"
+            className="turn-join"
+            onClick={() => edit((ed) => unsplit(ed, entry))}
+            aria-label={`Join to the turn before (turn ${position + 1} into turn ${position})`}
+          >
+            Join to the turn before
+          </button>
+        )}
       </div>
       <p className="turn-text">
         <Enriched text={entry.text} />

@@ -3,6 +3,7 @@ import WaveSurfer from 'wavesurfer.js'
 import RegionsPlugin, { type Region } from 'wavesurfer.js/dist/plugins/regions.esm.js'
 import { colorOf, nameOf, regionsInView, regionsOf } from './labels.ts'
 import { type OpenTranscript, useReview } from './review-store.ts'
+import { timeAtX } from './turns.ts'
 
 /** A speaker colour as a translucent region fill. */
 function fill(hex: string): string {
@@ -16,8 +17,8 @@ const REGION_MIN_PX = 3
 
 /**
  * The recording's waveform (wavesurfer.js), drawn from the stored peaks so a long recording is never decoded, with one
- * region per diarization span in its speaker's colour (after merges and reassignments). Clicking the waveform or a
- * region seeks; the waveform is the review's player.
+ * region per diarization span in its speaker's colour (after merges, reassignments and splits). Clicking the waveform
+ * or a region seeks to the time clicked; the waveform is the review's player.
  */
 export function Waveform({ open }: { open: OpenTranscript }) {
   const containerRef = useRef<HTMLDivElement>(null)
@@ -65,13 +66,15 @@ export function Waveform({ open }: { open: OpenTranscript }) {
       ws.on('finish', () => setPlayback({ playing: false })),
       ws.on('error', (err) => setError(err.message)),
       ws.on('ready', () => setSurfer(ws)),
-      plugin.on('region-clicked', (region, event) => {
+      // A click on a region seeks to where it was clicked, as a click anywhere else on the waveform does.
+      plugin.on('region-clicked', (_region, event) => {
         event.stopPropagation()
-        ws.setTime(region.start)
+        ws.setTime(timeAtX(event.clientX, ws.getWrapper().getBoundingClientRect(), ws.getDuration()))
       }),
     ]
     setPlayer({
       seek: (t) => ws.setTime(t),
+      play: () => void ws.play().catch((err: Error) => setError(err.message)),
       togglePlay: () => void ws.playPause().catch((err: Error) => setError(err.message)),
       skip: (s) =>
         ws.setTime(
@@ -138,8 +141,10 @@ export function Waveform({ open }: { open: OpenTranscript }) {
           })
           region.element?.setAttribute('title', nameOf(edits, r.speaker))
           regions.byId.set(r.id, region)
-        } else if (existing.color !== color) {
-          existing.setOptions({ color })
+        } else {
+          if (existing.start !== r.start || existing.end !== r.end)
+            existing.setOptions({ start: r.start, end: r.end })
+          if (existing.color !== color) existing.setOptions({ color })
           existing.element?.setAttribute('title', nameOf(edits, r.speaker))
         }
       }

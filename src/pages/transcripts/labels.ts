@@ -1,10 +1,18 @@
-import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
+import {
+  type LabelEdits,
+  MAX_SPLITS_PER_TURN,
+  type StoredResult,
+  type TurnSplit,
+} from '../../../schema/index.ts'
+import type { CueWord } from '../../../schema/subtitle-cues.ts'
+import { entryWords } from './cue-words.ts'
 import { attributeSpans, type Entry } from './turns.ts'
 
 /**
  * Reviewers' label edits over a transcript: rename a speaker, merge one speaker into another, give a turn to another
- * speaker (or to nobody). Edits are data beside the service's result, which is never changed. Pure functions; every
- * edit returns a new object, so undo is keeping the previous ones.
+ * speaker (or to nobody), split a turn at a point in time and give the part after it to another (or a new) speaker.
+ * Edits are data beside the service's result, which is never changed. Pure functions; every edit returns a new
+ * object, so undo is keeping the previous ones.
  */
 
 export const UNATTRIBUTED = 'Unattributed'
@@ -20,9 +28,19 @@ export function resolveSpeaker(edits: LabelEdits, id: string | null): string | n
   return current
 }
 
-/** The speaker an entry shows after edits: its reassignment if any, else its own; both through merges. */
-export function speakerOf(edits: LabelEdits, entry: Pick<Entry, 'index' | 'speaker'>): string | null {
+type EntryRef = Pick<Entry, 'index' | 'speaker' | 'part'>
+
+/**
+ * The speaker an entry shows after edits, through merges: for the part after a split point, that point's speaker;
+ * otherwise the turn's reassignment if any, else its own.
+ */
+export function speakerOf(edits: LabelEdits, entry: EntryRef): string | null {
   const key = String(entry.index)
+  const part = entry.part ?? 0
+  if (part > 0) {
+    const point = edits.splits?.[key]?.[part - 1]
+    return resolveSpeaker(edits, point ? point.speaker : entry.speaker)
+  }
   const assigned = Object.hasOwn(edits.turns, key) ? (edits.turns[key] ?? null) : entry.speaker
   return resolveSpeaker(edits, assigned)
 }
@@ -39,6 +57,32 @@ export function originalSpeakers(result: StoredResult): string[] {
   for (const t of result.diarization?.turns ?? []) if (t.speaker) ids.add(t.speaker)
   for (const s of result.diarization?.segments ?? []) ids.add(s.speaker)
   return [...ids]
+}
+
+/**
+ * The original speakers, then the ones reviewers added (ids the result never had, that edits give turns or parts to
+ * or merge), in the order the edits mention them. Colours follow this order.
+ */
+export function allSpeakers(original: readonly string[], edits: LabelEdits): string[] {
+  const ids = new Set(original)
+  for (const id of Object.values(edits.turns)) if (id !== null) ids.add(id)
+  for (const points of Object.values(edits.splits ?? {}))
+    for (const p of points) if (p.speaker !== null) ids.add(p.speaker)
+  for (const [from, into] of Object.entries(edits.merges)) {
+    if (ids.has(from) || ids.has(into)) ids.add(into)
+  }
+  return [...ids]
+}
+
+/**
+ * An id for a speaker the reviewer adds: the service's pattern (`speaker_N`) with the first N that neither the result
+ * nor any edit uses (a named speaker whose turns were given back keeps its id, so a new one never inherits its name).
+ */
+export function newSpeakerId(all: readonly string[], edits: LabelEdits): string {
+  const taken = new Set([...all, ...Object.keys(edits.names), ...Object.keys(edits.merges)])
+  let n = 0
+  while (taken.has(`speaker_${n}`)) n++
+  return `speaker_${n}`
 }
 
 /** The speakers still standing after merges, in their original order. */
@@ -70,13 +114,17 @@ export function merge(edits: LabelEdits, from: string, into: string): LabelEdits
  * Gives entry `entry` to `speaker` (null: unattributed). Choosing what the entry shows without a reassignment removes
  * the reassignment instead of storing a no-op.
  */
-export function reassign(
-  edits: LabelEdits,
-  entry: Pick<Entry, 'index' | 'speaker'>,
-  speaker: string | null,
-): LabelEdits {
-  const turns = { ...edits.turns }
+export function reassign(edits: LabelEdits, entry: EntryRef, speaker: string | null): LabelEdits {
   const key = String(entry.index)
+  const part = entry.part ?? 0
+  if (part > 0) {
+    const points = edits.splits?.[key]
+    const point = points?.[part - 1]
+    if (!points || !point || point.speaker === speaker) return edits
+    const next = points.map((p, i) => (i === part - 1 ? { ...p, speaker } : p))
+    return { ...edits, splits: { ...edits.splits, [key]: next } }
+  }
+  const turns = { ...edits.turns }
   delete turns[key]
   const withoutIt = { ...edits, turns }
   if (speakerOf(withoutIt, entry) === resolveSpeaker(edits, speaker)) return withoutIt
@@ -85,8 +133,140 @@ export function reassign(
 
 export function hasEdits(edits: LabelEdits): boolean {
   return (
-    Object.keys(edits.names).length + Object.keys(edits.merges).length + Object.keys(edits.turns).length > 0
+    Object.keys(edits.names).length +
+      Object.keys(edits.merges).length +
+      Object.keys(edits.turns).length +
+      Object.keys(edits.splits ?? {}).length >
+    0
   )
+}
+
+/** The shortest part a split may leave on either side, in seconds. */
+export const MIN_PART_SECONDS = 0.2
+
+/**
+ * Whether `entry` (a timed row: a turn or a part of one) can be split at `at`: both sides at least
+ * MIN_PART_SECONDS long, and the turn holding fewer than MAX_SPLITS_PER_TURN points.
+ */
+export function canSplit(
+  edits: LabelEdits,
+  entry: Pick<Entry, 'index' | 'start' | 'end'>,
+  at: number,
+): boolean {
+  if (entry.start === null || entry.end === null || !Number.isFinite(at)) return false
+  if (at < entry.start + MIN_PART_SECONDS || at > entry.end - MIN_PART_SECONDS) return false
+  return (edits.splits?.[String(entry.index)]?.length ?? 0) < MAX_SPLITS_PER_TURN
+}
+
+/**
+ * Splits the turn `entry` belongs to at `at` (seconds, rounded to milliseconds): the part from `at` to the next split
+ * point (or the turn's end) goes to `speaker` (null: unattributed); every other part keeps its speaker. Unchanged
+ * when the split is not possible here (canSplit).
+ */
+export function split(
+  edits: LabelEdits,
+  entry: Pick<Entry, 'index' | 'start' | 'end'>,
+  at: number,
+  speaker: string | null,
+): LabelEdits {
+  if (!canSplit(edits, entry, at)) return edits
+  const key = String(entry.index)
+  const point: TurnSplit = { at: Math.round(at * 1000) / 1000, speaker }
+  const points = [...(edits.splits?.[key] ?? []), point].sort((a, b) => a.at - b.at)
+  return { ...edits, splits: { ...edits.splits, [key]: points } }
+}
+
+/**
+ * Joins part `entry` (a part after a split point) back to the part before it, which it then reads as. Unchanged for
+ * a row that is not such a part. `splits` is left out again once no turn is split.
+ */
+export function unsplit(edits: LabelEdits, entry: Pick<Entry, 'index' | 'part'>): LabelEdits {
+  const key = String(entry.index)
+  const part = entry.part ?? 0
+  const points = edits.splits?.[key]
+  if (part < 1 || !points || part > points.length) return edits
+  const { [key]: _, ...others } = edits.splits ?? {}
+  const left = points.filter((_p, i) => i !== part - 1)
+  const splits = left.length > 0 ? { ...others, [key]: left } : others
+  const { splits: _old, ...rest } = edits
+  return Object.keys(splits).length > 0 ? { ...rest, splits } : rest
+}
+
+/** Split-control choices besides the speakers: a speaker added by the split, and nobody. */
+export const NEW_SPEAKER = '@new'
+export const UNATTRIBUTED_CHOICE = '@nobody'
+
+/**
+ * Whom the part after a split of `row` may go to, the likeliest first: the other standing speakers (the machine's
+ * usual mistake is giving two people's words to one), then a new speaker, then nobody (when the row has a speaker).
+ */
+export function splitTargets(
+  speakers: readonly string[],
+  edits: LabelEdits,
+  row: EntryRef,
+): Array<{ value: string; label: string }> {
+  const shown = speakerOf(edits, row)
+  return [
+    ...currentSpeakers(speakers, edits)
+      .filter((id) => id !== shown)
+      .map((id) => ({ value: id, label: nameOf(edits, id) })),
+    { value: NEW_SPEAKER, label: 'A new speaker' },
+    ...(shown === null ? [] : [{ value: UNATTRIBUTED_CHOICE, label: UNATTRIBUTED }]),
+  ]
+}
+
+/** The choice in effect: `wanted` when it is offered, else the first one offered. */
+export function chosenTarget(targets: ReadonlyArray<{ value: string }>, wanted: string | null): string {
+  return targets.some((t) => t.value === wanted) ? (wanted as string) : (targets[0]?.value ?? NEW_SPEAKER)
+}
+
+/**
+ * The review's rows: the service's entries, with each turn a reviewer split cut into its parts at the split points
+ * that lie inside it. A part runs from its split point to the next (the turn's own start and end at the edges) and
+ * holds the words whose middle falls in it (word times from the result, as the exports find them). Parts keep the
+ * turn's `index` and are numbered by their split point's place in the saved list, so edits find them again. Without
+ * splits the entries come back as they are.
+ */
+export function partsOf(entries: readonly Entry[], edits: LabelEdits, words: readonly CueWord[]): Entry[] {
+  const splits = edits.splits
+  if (!splits || Object.keys(splits).length === 0) return entries as Entry[]
+  const out: Entry[] = []
+  for (const e of entries) {
+    const saved = splits[String(e.index)]
+    if (!saved || e.start === null || e.end === null) {
+      out.push(e)
+      continue
+    }
+    const { start, end } = e
+    const points = saved
+      .map((p, i) => ({ ...p, part: i + 1 }))
+      .filter((p) => p.at > start && p.at < end)
+      .sort((a, b) => a.at - b.at)
+    if (points.length === 0) {
+      out.push(e)
+      continue
+    }
+    const texts: string[][] = points.map(() => [])
+    texts.push([])
+    for (const w of entryWords(e.text, start, end, words)) {
+      const middle = (w.start + w.end) / 2
+      let k = 0
+      while (k < points.length && (points[k] as { at: number }).at <= middle) k++
+      texts[k]?.push(w.text)
+    }
+    out.push({ ...e, part: 0, end: (points[0] as { at: number }).at, text: (texts[0] ?? []).join(' ') })
+    points.forEach((p, k) => {
+      out.push({
+        index: e.index,
+        part: p.part,
+        speaker: p.speaker,
+        start: p.at,
+        end: k + 1 < points.length ? (points[k + 1] as { at: number }).at : end,
+        text: (texts[k + 1] ?? []).join(' '),
+      })
+    })
+  }
+  return out
 }
 
 /** Colours for speakers, by their position among the original speakers (so a merge shows the target's colour). */
@@ -128,16 +308,40 @@ export function regionsOf(
   edits: LabelEdits,
 ): SpeakerRegion[] {
   const spans = (result.diarization?.segments ?? []).filter((s) => s.end > s.start)
-  const reassigned = Object.keys(edits.turns).length > 0
-  const owners = reassigned ? attributeSpans(spans, entries) : []
-  return spans.map((s, i) => {
+  const splits = edits.splits ?? {}
+  const edited = Object.keys(edits.turns).length + Object.keys(splits).length > 0
+  const owners = edited ? attributeSpans(spans, entries) : []
+  return spans.flatMap((s, i) => {
     const owner = owners[i]
     const key = owner === null || owner === undefined ? null : String(owner)
-    const speaker =
+    const id = `span-${s.id ?? i}`
+    const own =
       key !== null && Object.hasOwn(edits.turns, key)
         ? resolveSpeaker(edits, edits.turns[key] ?? null)
         : resolveSpeaker(edits, s.speaker)
-    return { id: `span-${s.id ?? i}`, start: s.start, end: s.end, speaker }
+    // A span of a split turn is cut at the turn's split points inside it; each piece shows its part's speaker.
+    const points = key === null ? [] : [...(splits[key] ?? [])].sort((a, b) => a.at - b.at)
+    if (points.length === 0) return [{ id, start: s.start, end: s.end, speaker: own }]
+    const pieces: SpeakerRegion[] = []
+    let from = s.start
+    let speaker = own
+    for (const p of points) {
+      if (p.at <= s.start) {
+        speaker = resolveSpeaker(edits, p.speaker)
+        continue
+      }
+      if (p.at >= s.end) break
+      pieces.push({
+        id: pieces.length === 0 ? id : `${id}-${pieces.length}`,
+        start: from,
+        end: p.at,
+        speaker,
+      })
+      from = p.at
+      speaker = resolveSpeaker(edits, p.speaker)
+    }
+    pieces.push({ id: pieces.length === 0 ? id : `${id}-${pieces.length}`, start: from, end: s.end, speaker })
+    return pieces
   })
 }
 

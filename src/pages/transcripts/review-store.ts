@@ -1,4 +1,5 @@
 import { create } from 'zustand'
+import type { CueWord } from '../../../schema/subtitle-cues.ts'
 import { EMPTY_EDITS } from '../../../schema/transcripts.ts'
 import {
   ApiRequestError,
@@ -11,8 +12,21 @@ import {
   saveTranscriptPeaks,
 } from '../../api/client.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
-import { originalSpeakers } from './labels.ts'
-import { type Entry, type EntrySource, entriesOf, TimeIndex } from './turns.ts'
+import { resultWords } from './cue-words.ts'
+import {
+  allSpeakers,
+  canSplit,
+  chosenTarget,
+  NEW_SPEAKER,
+  nameOf,
+  newSpeakerId,
+  originalSpeakers,
+  partsOf,
+  split,
+  splitTargets,
+  UNATTRIBUTED_CHOICE,
+} from './labels.ts'
+import { clock, type Entry, type EntrySource, entriesOf, TimeIndex } from './turns.ts'
 
 /**
  * The transcript open for review: its rows, the label edits with their undo history and saving, waveform peaks, and
@@ -26,6 +40,7 @@ export type SaveState = 'saved' | 'saving' | 'error' | 'conflict'
 
 export interface Player {
   seek(seconds: number): void
+  play(): void
   togglePlay(): void
   skip(seconds: number): void
   currentTime(): number
@@ -33,11 +48,47 @@ export interface Player {
 
 export interface OpenTranscript {
   transcript: SavedTranscript
+  /** The service's entries, as the result has them; label edits refer to their indices. */
   entries: Entry[]
   source: EntrySource
+  /** The result's timed words (splits share a turn's words out by them). */
+  words: CueWord[]
+  /** What the review shows: the entries, with the turns reviewers split cut into their parts (labels.ts, partsOf). */
+  rows: Entry[]
+  /** Over `rows`: positions in it. */
   timeIndex: TimeIndex
   /** Every speaker the result mentions, in the service's order (colours follow it). */
+  original: string[]
+  /** The original speakers, then the ones reviewers added. */
   speakers: string[]
+}
+
+/** `open` with its rows, time index and speakers for `edits`; the same object when they would not change. */
+export function arrange(open: OpenTranscript, edits: LabelEdits): OpenTranscript {
+  const speakers = allSpeakers(open.original, edits)
+  const rows = partsOf(open.entries, edits, open.words)
+  const sameRows =
+    rows.length === open.rows.length &&
+    rows.every((r, i) => {
+      const o = open.rows[i] as Entry
+      return (
+        r === o ||
+        (r.index === o.index &&
+          r.part === o.part &&
+          r.start === o.start &&
+          r.end === o.end &&
+          r.text === o.text)
+      )
+    })
+  const sameSpeakers =
+    speakers.length === open.speakers.length && speakers.every((id, i) => open.speakers[i] === id)
+  if (sameRows && sameSpeakers) return open
+  return {
+    ...open,
+    rows: sameRows ? open.rows : rows,
+    timeIndex: sameRows ? open.timeIndex : new TimeIndex(rows),
+    speakers: sameSpeakers ? open.speakers : speakers,
+  }
 }
 
 interface ReviewState {
@@ -53,16 +104,28 @@ interface ReviewState {
   revision: number
   save: SaveState
   saveError: string | null
-  /** The entry under the playhead. */
+  /** The row under the playhead (its position in `open.rows`). */
   current: number | null
   playing: boolean
   /** The playhead in seconds, updated a few times a second (for the time display). */
   time: number
+  /**
+   * Who the split control gives the part after the playhead to: a speaker id, NEW_SPEAKER or UNATTRIBUTED_CHOICE;
+   * null (or a choice not offered for the row at the playhead) means the first one offered (splitTargets).
+   */
+  splitTo: string | null
+  /** What the last split did, for the split control's status line. */
+  splitNote: string
 
   /** Loads and opens a saved transcript; `peaks` already measured (after an upload) are saved with it. */
   load(id: string, peaks?: Peaks | null): Promise<void>
   close(): void
   edit(change: (edits: LabelEdits) => LabelEdits): void
+  /**
+   * Splits the row under the playhead there and gives the part after it to the speaker `splitTo` chooses (a new
+   * speaker is added for NEW_SPEAKER). Returns where and to whom, or undefined when there is nothing to split here.
+   */
+  splitAtPlayhead(): { at: number; speaker: string | null } | undefined
   undo(): void
   /** Saves the current edits again (after a failed save). */
   retrySave(): void
@@ -71,6 +134,9 @@ interface ReviewState {
   setPlayback(patch: { time?: number; playing?: boolean }): void
   setPlayer(player: Player | null): void
   seek(seconds: number): void
+  /** Seeks to `seconds` and plays from there. */
+  playFrom(seconds: number): void
+  setSplitTo(choice: string | null): void
   togglePlay(): void
   skip(seconds: number): void
   nextTurn(): void
@@ -82,6 +148,15 @@ let saving: Promise<void> | null = null
 let saveQueued = false
 
 export const useReview = create<ReviewState>((set, get) => {
+  /** The state for new edits: the rows they make (and the row under the playhead in them) with the edits. */
+  const withEdits = (edits: LabelEdits): Partial<ReviewState> => {
+    const { open, time } = get()
+    if (!open) return { edits }
+    const next = arrange(open, edits)
+    if (next === open) return { edits }
+    return { edits, open: next, current: next.timeIndex.at(player?.currentTime() ?? time) }
+  }
+
   /** Saves the latest edits; one request at a time, and the latest edits win once it returns. */
   const flush = () => {
     if (saving) {
@@ -138,6 +213,8 @@ export const useReview = create<ReviewState>((set, get) => {
     current: null,
     playing: false,
     time: 0,
+    splitTo: null,
+    splitNote: '',
 
     async load(id, peaks) {
       set({ loading: id, loadError: null })
@@ -146,14 +223,19 @@ export const useReview = create<ReviewState>((set, get) => {
         if (get().loading !== id) return
         const { entries, source } = entriesOf(transcript.result)
         const known = transcript.peaks ?? peaks ?? null
+        const original = originalSpeakers(transcript.result)
+        const base: OpenTranscript = {
+          transcript,
+          entries,
+          source,
+          words: resultWords(transcript.result),
+          rows: entries,
+          timeIndex: new TimeIndex(entries),
+          original,
+          speakers: original,
+        }
         set({
-          open: {
-            transcript,
-            entries,
-            source,
-            timeIndex: new TimeIndex(entries),
-            speakers: originalSpeakers(transcript.result),
-          },
+          open: arrange(base, transcript.labels.edits),
           loading: null,
           peaks: known,
           peaksFailed: false,
@@ -165,6 +247,8 @@ export const useReview = create<ReviewState>((set, get) => {
           current: null,
           playing: false,
           time: 0,
+          splitTo: null,
+          splitNote: '',
         })
         if (!transcript.peaks && peaks) void saveTranscriptPeaks(id, peaks).catch(() => undefined)
         else if (!known) void measurePeaks(transcript)
@@ -186,15 +270,39 @@ export const useReview = create<ReviewState>((set, get) => {
       const before = get().edits
       const after = change(before)
       if (after === before || JSON.stringify(after) === JSON.stringify(before)) return
-      set({ edits: after, history: [...get().history, before] })
+      set({ ...withEdits(after), history: [...get().history, before] })
       flush()
+    },
+
+    splitAtPlayhead() {
+      const { open, edits, splitTo } = get()
+      if (!open || !player) return undefined
+      const at = player.currentTime()
+      const position = open.timeIndex.at(at)
+      const row = position === null ? undefined : open.rows[position]
+      if (!row || position === null || !canSplit(edits, row, at)) {
+        set({ splitNote: 'Nothing to split here: move the playhead inside a turn, away from its edges.' })
+        return undefined
+      }
+      const choice = chosenTarget(splitTargets(open.speakers, edits, row), splitTo)
+      const speaker =
+        choice === NEW_SPEAKER
+          ? newSpeakerId(open.speakers, edits)
+          : choice === UNATTRIBUTED_CHOICE
+            ? null
+            : choice
+      get().edit((e) => split(e, row, at, speaker))
+      set({
+        splitNote: `Turn ${position + 1} split at ${clock(at)}; the part after it is now ${nameOf(get().edits, speaker)}'s.`,
+      })
+      return { at, speaker }
     },
 
     undo() {
       const history = get().history
       const previous = history.at(-1)
       if (!previous) return
-      set({ edits: previous, history: history.slice(0, -1) })
+      set({ ...withEdits(previous), history: history.slice(0, -1), splitNote: '' })
       flush()
     },
 
@@ -207,7 +315,7 @@ export const useReview = create<ReviewState>((set, get) => {
       if (!open) return
       const fresh = await getTranscript(open.transcript.id)
       set({
-        edits: fresh.labels.edits,
+        ...withEdits(fresh.labels.edits),
         revision: fresh.labels.revision,
         history: [],
         save: 'saved',
@@ -236,6 +344,15 @@ export const useReview = create<ReviewState>((set, get) => {
       player?.seek(Math.max(0, seconds))
     },
 
+    playFrom(seconds) {
+      player?.seek(Math.max(0, seconds))
+      player?.play()
+    },
+
+    setSplitTo(choice) {
+      set({ splitTo: choice })
+    },
+
     togglePlay() {
       player?.togglePlay()
     },
@@ -248,7 +365,7 @@ export const useReview = create<ReviewState>((set, get) => {
       const open = get().open
       if (!open || !player) return
       const next = open.timeIndex.next(player.currentTime())
-      const start = next === null ? null : open.entries[next]?.start
+      const start = next === null ? null : open.rows[next]?.start
       if (start !== null && start !== undefined) player.seek(start)
     },
 
@@ -256,7 +373,7 @@ export const useReview = create<ReviewState>((set, get) => {
       const open = get().open
       if (!open || !player) return
       const previous = open.timeIndex.previous(player.currentTime(), get().playing ? 1 : 0.05)
-      const start = previous === null ? null : open.entries[previous]?.start
+      const start = previous === null ? null : open.rows[previous]?.start
       if (start !== null && start !== undefined) player.seek(start)
     },
   }

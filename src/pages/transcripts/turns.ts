@@ -11,6 +11,11 @@ import type { StoredResult } from '../../../schema/index.ts'
 
 export interface Entry {
   index: number
+  /**
+   * Which part of a turn a reviewer split this row is (labels.ts, `partsOf`): 0 (or absent) for the turn as the
+   * service sent it or its first part; k for the part after the turn's k-th split point as saved.
+   */
+  part?: number
   /** The speaker the service gave, or null (the trailing unattributed entry, or no speaker labels at all). */
   speaker: string | null
   start: number | null
@@ -60,9 +65,12 @@ export function entriesOf(result: StoredResult): Entries {
   return { source: 'none', entries: [] }
 }
 
-/** Entries with times, sorted by start, for finding the one under the playhead. Built once per transcript. */
+/**
+ * Entries with times, sorted by start, for finding the one under the playhead. Built once per list of rows. Answers
+ * are positions in the list it was built from (which, for the service's entries, are their indices).
+ */
 export class TimeIndex {
-  /** Entry indices in start order. */
+  /** Positions in the list, in start order. */
   private readonly order: Int32Array
   private readonly starts: Float64Array
   private readonly ends: Float64Array
@@ -70,10 +78,13 @@ export class TimeIndex {
   private readonly reach: Float64Array
 
   constructor(entries: readonly Entry[]) {
-    const timed = timedInStartOrder(entries)
-    this.order = Int32Array.from(timed.map((e) => e.index))
-    this.starts = Float64Array.from(timed.map((e) => e.start))
-    this.ends = Float64Array.from(timed.map((e) => Math.max(e.end, e.start)))
+    const timed = entries
+      .map((e, position) => ({ e, position }))
+      .filter((x): x is { e: TimedEntry; position: number } => x.e.start !== null && x.e.end !== null)
+      .sort((a, b) => a.e.start - b.e.start || a.position - b.position)
+    this.order = Int32Array.from(timed.map((x) => x.position))
+    this.starts = Float64Array.from(timed.map((x) => x.e.start))
+    this.ends = Float64Array.from(timed.map((x) => Math.max(x.e.end, x.e.start)))
     this.reach = reachOf(this.ends)
   }
 
@@ -190,6 +201,15 @@ function upperBound(sorted: readonly number[], value: number): number {
     else hi = mid
   }
   return lo
+}
+
+/**
+ * The time under a click at `clientX` on a waveform whose whole (scrolled, zoomed) drawing spans `rect`, clamped to
+ * the recording.
+ */
+export function timeAtX(clientX: number, rect: { left: number; width: number }, duration: number): number {
+  if (!(rect.width > 0) || !(duration > 0)) return 0
+  return Math.min(duration, Math.max(0, ((clientX - rect.left) / rect.width) * duration))
 }
 
 /** `m:ss.t` under an hour, `h:mm:ss` above: the page's time display. */
