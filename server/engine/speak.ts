@@ -66,8 +66,8 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
         : synth.synthesize({ ...job, text: segment.text })
     }
     if (profile.lowpassHz !== null) audio = lowpass(audio, profile.lowpassHz, OUTPUT_SAMPLE_RATE)
-    // A cloned voice's vocal-tract length (cloning/envelope.ts).
-    if (voice.formantScale) audio = warpFormants(audio, voice.formantScale)
+    // A cloned voice's vocal-tract length (cloning/envelope.ts); a scale of 1 would change nothing.
+    if (voice.formantScale && voice.formantScale !== 1) audio = warpFormants(audio, voice.formantScale)
     for await (const chunk of audio) {
       if (chunk.length >= left) {
         yield chunk.subarray(0, left)

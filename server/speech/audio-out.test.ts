@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodeStream, fixedSizePieces, wavHeader } from './audio-out.ts'
+import { audioDeltaFrame, encodeStream, fixedSizePieces, wavHeader } from './audio-out.ts'
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = []
@@ -25,6 +25,16 @@ describe('fixedSizePieces', () => {
     expect(Buffer.concat(pieces).equals(bytes)).toBe(true)
   })
 
+  it('hands out whole pieces as views of the input, copying only a piece that spans two inputs', async () => {
+    const first = Buffer.alloc(10_000, 1)
+    const second = Buffer.alloc(5_000, 2)
+    const pieces = await collect(fixedSizePieces(from([first, second]), 4800))
+    expect(pieces.map((p) => p.length)).toEqual([4800, 4800, 4800, 600])
+    expect(pieces[0]?.buffer).toBe(first.buffer)
+    expect(pieces[2]?.subarray(0, 400).every((b) => b === 1)).toBe(true)
+    expect(pieces[2]?.subarray(400).every((b) => b === 2)).toBe(true)
+  })
+
   it('yields nothing for an empty stream', async () => {
     expect(await collect(fixedSizePieces(from<Buffer>([]), 4800))).toEqual([])
   })
@@ -47,5 +57,13 @@ describe('WAV output', () => {
     expect(all.readUInt32LE(40)).toBe(0xffffffff)
     expect(all.length).toBe(44 + 6)
     expect([all.readInt16LE(44), all.readInt16LE(46), all.readInt16LE(48)]).toEqual([1, -2, 0x1234])
+  })
+})
+
+describe('audioDeltaFrame', () => {
+  it('writes the same SSE frame as serializing the event', () => {
+    const piece = Buffer.from(Array.from({ length: 4800 }, (_, i) => (i * 37) % 256))
+    const event = { type: 'speech.audio.delta', audio: piece.toString('base64') }
+    expect(audioDeltaFrame(piece)).toBe(`data: ${JSON.stringify(event)}\n\n`)
   })
 })

@@ -29,20 +29,41 @@ export async function* encodeStream(
   }
 }
 
-/** Re-cuts a byte stream into pieces of exactly `size` bytes; the last piece may be shorter. */
+/**
+ * Re-cuts a byte stream into pieces of exactly `size` bytes; the last piece may be shorter. Whole pieces inside an
+ * input buffer are views of it; only a piece that straddles two inputs is copied.
+ */
 export async function* fixedSizePieces(
   source: AsyncIterable<Buffer>,
   size = PCM_DELTA_BYTES,
 ): AsyncGenerator<Buffer> {
-  let pending: Buffer = Buffer.alloc(0)
+  // The start of a piece that the next input completes, at most size − 1 bytes.
+  let pending: Buffer | null = null
   for await (const buf of source) {
-    pending = pending.length === 0 ? buf : Buffer.concat([pending, buf])
     let offset = 0
-    while (pending.length - offset >= size) {
-      yield pending.subarray(offset, offset + size)
+    if (pending) {
+      const need = size - pending.length
+      if (buf.length < need) {
+        pending = Buffer.concat([pending, buf])
+        continue
+      }
+      yield Buffer.concat([pending, buf.subarray(0, need)])
+      pending = null
+      offset = need
+    }
+    while (buf.length - offset >= size) {
+      yield buf.subarray(offset, offset + size)
       offset += size
     }
-    pending = pending.subarray(offset)
+    if (offset < buf.length) pending = buf.subarray(offset)
   }
-  if (pending.length > 0) yield pending
+  if (pending) yield pending
+}
+
+/**
+ * One `speech.audio.delta` SSE frame (spec 6.1). Base64 needs no JSON escaping, so the frame is written directly,
+ * the same bytes `data: ${JSON.stringify(event)}` gives without scanning the audio twice.
+ */
+export function audioDeltaFrame(piece: Buffer): string {
+  return `data: {"type":"speech.audio.delta","audio":"${piece.toString('base64')}"}\n\n`
 }

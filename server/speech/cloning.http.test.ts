@@ -132,7 +132,9 @@ describe('one-request cloning, multipart', () => {
       limits: { cloningConcurrency: 1, cloningQueue: 0 },
     })
     try {
-      const long = { input: `${SENTENCE} ${SENTENCE} ${SENTENCE}` }
+      // Long enough that its audio cannot all sit in socket buffers: unread, the stream (and its slot) stays open
+      // however fast synthesis is.
+      const long = { input: Array.from({ length: 40 }, () => SENTENCE).join(' ') }
       const first = await clone(long, lowWav, tiny)
       expect(first.status).toBe(200)
       const second = await clone({}, lowWav, tiny)

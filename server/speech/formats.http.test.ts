@@ -94,6 +94,12 @@ describe('response formats', () => {
       stream: false,
     })
     expect(res.status).toBe(200)
-    expect(decode(Buffer.from(await res.arrayBuffer()), 'whole.flac').codec).toBe('flac')
+    const file = Buffer.from(await res.arrayBuffer())
+    const decoded = decode(file, 'whole.flac')
+    expect(decoded.codec).toBe('flac')
+    // A complete file states its length, so players show its duration: STREAMINFO's 36-bit total samples.
+    expect(file.toString('latin1', 0, 4)).toBe('fLaC')
+    const totalSamples = ((file[21] as number) & 0x0f) * 2 ** 32 + file.readUInt32BE(22)
+    expect(totalSamples).toBe(Math.round(decoded.seconds * 24_000))
   })
 })

@@ -63,75 +63,139 @@ export function frameSpectrum(samples: ArrayLike<number>, offset: number): numbe
   return spectrum
 }
 
+/** Bins of a frame's spectrum that are not mirrors of others: 0 … FRAME/2. */
+const BINS = FRAME / 2 + 1
+
 /**
  * Streaming formant scaling of 24 kHz PCM16: short-time Fourier analysis, each frame's envelope replaced by the
  * scaled one (phases and harmonics kept), overlap-add. Output lags input by one frame; `flush` returns the rest.
+ *
+ * The same arithmetic as `logEnvelope` and `scaleEnvelope`, arranged for speed: the log spectrum is real and even, so
+ * its cepstrum and the liftered envelope each take one real transform instead of two complex ones, the warp's
+ * interpolation points are computed once per scale, and all buffers are typed and reused.
  */
 export class FormantWarper {
-  private input: number[] = []
+  /** Input not yet analysed: `filled` samples, the first of which starts the next frame. */
+  private readonly input = new Float64Array(FRAME)
+  private filled = 0
   private readonly output = new Float64Array(FRAME)
   private emitted = 0
   private received = 0
+  private readonly frame = new Float64Array(FRAME)
+  private readonly spectrum = new Float64Array(2 * FRAME)
+  private readonly logMag = new Float64Array(FRAME)
+  private readonly transformed = new Float64Array(2 * FRAME)
+  private readonly envelope = new Float64Array(BINS)
+  private readonly result = new Float64Array(2 * FRAME)
+  /** For each bin k, the envelope is read at `at[k] + frac[k]` (bin k / scale, clamped). */
+  private readonly at = new Int32Array(BINS)
+  private readonly frac = new Float64Array(BINS)
 
-  constructor(private readonly scale: number) {}
+  constructor(scale: number) {
+    for (let k = 0; k < BINS; k++) {
+      const x = Math.min(BINS - 1, k / scale)
+      this.at[k] = Math.floor(x)
+      this.frac[k] = x - Math.floor(x)
+    }
+  }
 
   push(chunk: Int16Array): Int16Array {
-    for (const s of chunk) this.input.push(s)
     this.received += chunk.length
-    const out: number[] = []
-    while (this.input.length >= FRAME) {
-      this.processFrame()
-      out.push(...this.takeHop())
-      this.input = this.input.slice(HOP)
+    const out = new Int16Array(this.hopsFor(chunk.length) * HOP)
+    let written = 0
+    let read = 0
+    while (read < chunk.length) {
+      const take = Math.min(FRAME - this.filled, chunk.length - read)
+      for (let i = 0; i < take; i++) this.input[this.filled + i] = chunk[read + i] as number
+      this.filled += take
+      read += take
+      if (this.filled === FRAME) written = this.step(out, written)
     }
-    return this.toPcm(out)
+    return out
   }
 
   flush(): Int16Array {
-    const out: number[] = []
+    const parts: Int16Array[] = []
     // Pad with silence until every received sample has left the overlap-add buffer.
     while (this.emitted < this.received) {
-      while (this.input.length < FRAME) this.input.push(0)
-      this.processFrame()
-      out.push(...this.takeHop())
-      this.input = this.input.slice(HOP)
+      this.input.fill(0, this.filled)
+      this.filled = FRAME
+      const hop = new Int16Array(HOP)
+      this.step(hop, 0)
+      parts.push(hop)
     }
-    return this.toPcm(out.slice(0, out.length - (this.emitted - this.received)))
+    const all = new Int16Array(parts.length * HOP)
+    for (const [i, p] of parts.entries()) all.set(p, i * HOP)
+    return all.subarray(0, all.length - (this.emitted - this.received))
+  }
+
+  /** Hops a push of `length` samples completes. */
+  private hopsFor(length: number): number {
+    const total = this.filled + length
+    return total < FRAME ? 0 : Math.floor((total - FRAME) / HOP) + 1
+  }
+
+  /** Processes the full input frame, writes one hop of output at `at`, and moves the input on by a hop. */
+  private step(out: Int16Array, at: number): number {
+    this.processFrame()
+    const output = this.output
+    for (let i = 0; i < HOP; i++) {
+      const v = Math.round(output[i] as number)
+      out[at + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v
+    }
+    output.copyWithin(0, HOP)
+    output.fill(0, FRAME - HOP)
+    this.emitted += HOP
+    this.input.copyWithin(0, HOP)
+    this.filled = FRAME - HOP
+    return at + HOP
   }
 
   private processFrame() {
-    const spectrum = frameSpectrum(this.input, 0)
-    const envelope = logEnvelope(spectrum)
-    const target = scaleEnvelope(envelope, this.scale)
-    for (let k = 0; k <= FRAME / 2; k++) {
-      const gain = Math.exp((target[k] as number) - (envelope[k] as number))
-      spectrum[2 * k] = (spectrum[2 * k] as number) * gain
-      spectrum[2 * k + 1] = (spectrum[2 * k + 1] as number) * gain
+    const { frame, spectrum, logMag, transformed, envelope, result, input, at, frac } = this
+    for (let i = 0; i < FRAME; i++) frame[i] = (input[i] as number) * (hann[i] as number)
+    fft.realTransform(spectrum, frame)
+    // Log magnitude, even: bins 0…FRAME/2 and their mirror.
+    for (let k = 0; k < BINS; k++) {
+      const re = spectrum[2 * k] as number
+      const im = spectrum[2 * k + 1] as number
+      const v = Math.log(Math.sqrt(re * re + im * im) + FLOOR)
+      logMag[k] = v
+      if (k > 0 && k < FRAME / 2) logMag[FRAME - k] = v
+    }
+    // Cepstrum (real, even): c[n] = (1/FRAME) Σ L[k] cos(2πkn/FRAME); keep quefrencies below LIFTER and their mirror.
+    fft.realTransform(transformed, logMag)
+    frame.fill(0)
+    frame[0] = (transformed[0] as number) / FRAME
+    for (let n = 1; n < LIFTER; n++) {
+      const c = (transformed[2 * n] as number) / FRAME
+      frame[n] = c
+      frame[FRAME - n] = c
+    }
+    // The smoothed log envelope: the liftered cepstrum transformed back (real, even).
+    fft.realTransform(transformed, frame)
+    for (let k = 0; k < BINS; k++) envelope[k] = transformed[2 * k] as number
+    // Each bin takes the gain that moves its envelope value to the one at k / scale.
+    for (let k = 0; k < BINS; k++) {
+      const i = at[k] as number
+      const f = frac[k] as number
+      const target = (envelope[i] as number) * (1 - f) + (envelope[Math.min(BINS - 1, i + 1)] as number) * f
+      const gain = Math.exp(target - (envelope[k] as number))
+      const re = (spectrum[2 * k] as number) * gain
+      const im = (spectrum[2 * k + 1] as number) * gain
+      spectrum[2 * k] = re
+      spectrum[2 * k + 1] = im
       if (k > 0 && k < FRAME / 2) {
-        // Keep the spectrum conjugate-symmetric so the frame stays real.
-        spectrum[2 * (FRAME - k)] = spectrum[2 * k] as number
-        spectrum[2 * (FRAME - k) + 1] = -(spectrum[2 * k + 1] as number)
+        // Conjugate-symmetric, so the frame stays real.
+        spectrum[2 * (FRAME - k)] = re
+        spectrum[2 * (FRAME - k) + 1] = -im
       }
     }
-    const frame = fft.createComplexArray() as number[]
-    fft.inverseTransform(frame, spectrum)
+    fft.inverseTransform(result, spectrum)
+    const output = this.output
     for (let i = 0; i < FRAME; i++) {
-      this.output[i] =
-        (this.output[i] as number) + ((frame[2 * i] as number) * (hann[i] as number)) / OVERLAP_GAIN
+      output[i] = (output[i] as number) + ((result[2 * i] as number) * (hann[i] as number)) / OVERLAP_GAIN
     }
-  }
-
-  /** The first hop of the overlap-add buffer is complete: hand it out and shift. */
-  private takeHop(): number[] {
-    const hop = Array.from(this.output.subarray(0, HOP))
-    this.output.copyWithin(0, HOP)
-    this.output.fill(0, FRAME - HOP)
-    this.emitted += HOP
-    return hop
-  }
-
-  private toPcm(values: number[]): Int16Array {
-    return Int16Array.from(values, (v) => Math.max(-32768, Math.min(32767, Math.round(v))))
   }
 }
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type CompressedFormat, encodeCompressed } from './encode.ts'
+import { type CompressedFormat, encodeCompressed, encodeWhole, holdWarmEncoders } from './encode.ts'
+import { spareCount } from './warm.ts'
 
 const run = promisify(execFile)
 const RATE = 24_000
@@ -245,5 +246,72 @@ describe.each(FORMATS)('stopping $format', ({ format }) => {
     }
     await expect(consume()).rejects.toMatchObject({ name: 'AbortError' })
     expect(state.pulled).toBe(0)
+  })
+})
+
+/** FLAC's STREAMINFO (the first metadata block): sample rate, channels and total samples (0 when unknown). */
+function streamInfo(file: Buffer) {
+  expect(file.toString('latin1', 0, 4)).toBe('fLaC')
+  expect((file[4] as number) & 0x7f).toBe(0) // block type STREAMINFO
+  const at = 8 + 10
+  return {
+    sampleRate:
+      ((file[at] as number) << 12) | ((file[at + 1] as number) << 4) | ((file[at + 2] as number) >> 4),
+    channels: (((file[at + 2] as number) >> 1) & 0x07) + 1,
+    totalSamples: ((file[at + 3] as number) & 0x0f) * 2 ** 32 + file.readUInt32BE(at + 4),
+  }
+}
+
+async function collectBytes(format: CompressedFormat, pcm: AsyncIterable<Int16Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = []
+  for await (const bytes of encodeCompressed(format, pcm)) parts.push(bytes)
+  return Buffer.concat(parts)
+}
+
+describe('complete files', () => {
+  it('states the length of a complete FLAC file in STREAMINFO, where a stream leaves it unknown', async () => {
+    const samples = tone(0, Math.round(2.5 * RATE))
+    const file = Buffer.from(await encodeWhole('flac', samples))
+    expect(streamInfo(file)).toEqual({ sampleRate: RATE, channels: 1, totalSamples: samples.length })
+    const streamed = await collectBytes('flac', sine(2.5))
+    expect(streamInfo(streamed).totalSamples).toBe(0)
+    const path = join(dir, 'whole.flac')
+    await writeFile(path, file)
+    await expectSine(path, FORMATS[3] as (typeof FORMATS)[number], 2.5)
+  })
+
+  it.for(FORMATS)(
+    'encodes a complete $format file that decodes to the same tone and length',
+    async (expected) => {
+      const file = join(dir, `whole-${expected.format}`)
+      await writeFile(file, await encodeWhole(expected.format, tone(0, 2 * RATE)))
+      await expectSine(file, expected, 2)
+    },
+  )
+
+  it('gives an MP3 file its Xing frame, and no bytes for no input', async () => {
+    const file = Buffer.from(await encodeWhole('mp3', tone(0, RATE)))
+    expect(file.indexOf('Xing') >= 0 || file.indexOf('Info') >= 0).toBe(true)
+    expect(await encodeWhole('flac', new Int16Array(0))).toHaveLength(0)
+  })
+})
+
+describe('warm encoders', () => {
+  it('keeps one started encoder per format while held, gives the same bytes, and closes them on release', async () => {
+    const formats = ['mp3', 'aac', 'flac'] as const
+    const cold = await Promise.all(formats.map((f) => collectBytes(f, sine(1))))
+    const release = holdWarmEncoders()
+    try {
+      await vi.waitFor(() => expect(spareCount()).toBe(formats.length), { timeout: 10_000 })
+      for (const [i, format] of formats.entries()) {
+        expect((await collectBytes(format, sine(1))).equals(cold[i] as Buffer)).toBe(true)
+      }
+      // Each one handed out is replaced.
+      await vi.waitFor(() => expect(spareCount()).toBe(formats.length), { timeout: 10_000 })
+    } finally {
+      release()
+    }
+    expect(spareCount()).toBe(0)
+    await vi.waitFor(() => expect(ports()).toBe(idlePorts), { timeout: 10_000 })
   })
 })

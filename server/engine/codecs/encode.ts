@@ -7,6 +7,7 @@ import {
   type AudioCodec,
   AudioSample,
   AudioSampleSource,
+  BufferTarget,
   FlacOutputFormat,
   Mp3OutputFormat,
   OggOutputFormat,
@@ -16,37 +17,63 @@ import {
 } from 'mediabunny'
 import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
 import { registerOpusEncoder } from './opus.ts'
+import { holdSpares, primeFlac, registerWarmEncoders } from './warm.ts'
 
 /** Streaming encoders for the compressed response formats (spec §2.6), built on mediabunny's muxers. */
 
 export type CompressedFormat = 'mp3' | 'opus' | 'aac' | 'flac'
 
-// Node has no WebCodecs, so every codec comes from a WASM encoder registered with mediabunny.
-registerMp3Encoder()
-registerAacEncoder()
-registerFlacEncoder()
+// Node has no WebCodecs, so every codec comes from a WASM encoder registered with mediabunny. The mp3, aac and flac
+// encoders each start a worker thread with its own WASM codec; warm.ts keeps one started ahead of the next request.
+registerWarmEncoders(
+  { mp3: registerMp3Encoder, aac: registerAacEncoder, flac: registerFlacEncoder },
+  { flac: primeFlac },
+)
 registerOpusEncoder()
 
 interface FormatSetup {
   codec: AudioCodec
   /** Bits per second for the lossy codecs; sized for speech. */
   bitrate?: number
+  /** The container of a stream: set up to only append, so what is yielded, concatenated, is the whole file. */
   container: () => OutputFormat
+  /** The container of a complete file, which may go back to its start once the length is known. */
+  file: () => OutputFormat
 }
 
-/** Each container is set up to only append, so what is yielded, concatenated, is the whole file. */
 const FORMATS: Record<CompressedFormat, FormatSetup> = {
-  // The Xing header would be patched in at the start once encoding ends.
-  mp3: { codec: 'mp3', bitrate: 64_000, container: () => new Mp3OutputFormat({ xingHeader: false }) },
+  // A stream has no Xing frame (it is patched in at the start once encoding ends); a complete file has one.
+  mp3: {
+    codec: 'mp3',
+    bitrate: 64_000,
+    container: () => new Mp3OutputFormat({ xingHeader: false }),
+    file: () => new Mp3OutputFormat(),
+  },
   // By default a page is only written once it holds kilobytes, i.e. seconds of speech.
   opus: {
     codec: 'opus',
     bitrate: 32_000,
     container: () => new OggOutputFormat({ maximumPageDuration: 0.1 }),
+    file: () => new OggOutputFormat({ maximumPageDuration: 0.1 }),
   },
-  aac: { codec: 'aac', bitrate: 64_000, container: () => new AdtsOutputFormat() },
-  // STREAMINFO then leaves the total length unknown, as in any streamed FLAC.
-  flac: { codec: 'flac', container: () => new FlacOutputFormat({ appendOnly: true }) },
+  aac: {
+    codec: 'aac',
+    bitrate: 64_000,
+    container: () => new AdtsOutputFormat(),
+    file: () => new AdtsOutputFormat(),
+  },
+  // A stream's STREAMINFO leaves the total length unknown (0), as in any streamed FLAC; a complete file states it.
+  flac: {
+    codec: 'flac',
+    container: () => new FlacOutputFormat({ appendOnly: true }),
+    file: () => new FlacOutputFormat(),
+  },
+}
+
+/** The encoder settings of a format: what warm.ts prepares encoders for. */
+export function encoderSettings(format: CompressedFormat, sampleRate = OUTPUT_SAMPLE_RATE) {
+  const { codec, bitrate } = FORMATS[format]
+  return { codec, bitrate, sampleRate, numberOfChannels: 1 }
 }
 
 /**
@@ -72,10 +99,7 @@ export async function* encodeCompressed(
     },
   })
   const output = new Output({ format: container(), target: new AppendOnlyStreamTarget(bytes.writable) })
-  const source = new AudioSampleSource({
-    codec,
-    ...(bitrate === undefined ? {} : { quality: new Quality({ bitrate }) }),
-  })
+  const source = audioSource(codec, bitrate)
   output.addAudioTrack(source)
 
   let stopping: Promise<void> | undefined
@@ -127,4 +151,70 @@ export async function* encodeCompressed(
     // After a normal end there is nothing left to stop; otherwise the consumer left early or the stream failed.
     await stop(new Error('Encoding stopped'))
   }
+}
+
+function audioSource(codec: AudioCodec, bitrate: number | undefined): AudioSampleSource {
+  return new AudioSampleSource({
+    codec,
+    ...(bitrate === undefined ? {} : { quality: new Quality({ bitrate }) }),
+  })
+}
+
+/**
+ * One complete file of `pcm` (24 kHz mono PCM16 unless `sampleRate` says otherwise), with what only a complete file
+ * can carry: FLAC's total sample count in STREAMINFO, MP3's Xing frame. Empty input gives no bytes.
+ */
+export async function encodeWhole(
+  format: CompressedFormat,
+  pcm: Int16Array,
+  opts: { sampleRate?: number; signal?: AbortSignal } = {},
+): Promise<Uint8Array> {
+  const { sampleRate = OUTPUT_SAMPLE_RATE, signal } = opts
+  signal?.throwIfAborted()
+  if (pcm.length === 0) return new Uint8Array(0)
+  const { codec, bitrate, file } = FORMATS[format]
+  const target = new BufferTarget()
+  const output = new Output({ format: file(), target })
+  const source = audioSource(codec, bitrate)
+  output.addAudioTrack(source)
+  const onAbort = () => void output.cancel().catch(() => {})
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    await output.start()
+    const sample = new AudioSample({
+      data: pcm,
+      format: 's16',
+      numberOfChannels: 1,
+      sampleRate,
+      timestamp: 0,
+    })
+    await source.add(sample).finally(() => sample.close())
+    await output.finalize()
+    signal?.throwIfAborted()
+    return new Uint8Array(target.buffer as ArrayBuffer)
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    if (output.state !== 'finalized') await output.cancel().catch(() => {})
+  }
+}
+
+/**
+ * Starts every format's encoder ahead of requests — the mp3, aac and flac worker threads with their WASM codecs, the
+ * Opus codec — by encoding a moment of silence in each, and keeps one started encoder of each format ready from then
+ * on (warm.ts). The returned function releases the hold; the speech service holds it from start to close.
+ */
+export function holdWarmEncoders(): () => void {
+  const release = holdSpares()
+  const silence = new Int16Array(OUTPUT_SAMPLE_RATE / 20)
+  for (const format of Object.keys(FORMATS) as CompressedFormat[]) {
+    void (async () => {
+      for await (const _ of encodeCompressed(
+        format,
+        (async function* () {
+          yield silence.slice()
+        })(),
+      ));
+    })().catch(() => {})
+  }
+  return release
 }

@@ -14,8 +14,13 @@ export interface JobMessage {
 
 export const ABORT = 0
 export const CREDITS = 1
-/** Chunks (~0.1 s each) a worker may run ahead of its consumer before it waits: 30 s of audio, about 1.4 MB. */
-export const CREDIT_WINDOW = 300
+/**
+ * A job's first chunk is posted as soon as it is resampled (eSpeak hands out ~0.1 s at a time); later ones gather
+ * at least this many samples (0.25 s at 24 kHz) per message.
+ */
+export const POST_SAMPLES = 6000
+/** Chunks (0.25–0.35 s each) a worker may run ahead of its consumer before it waits: about 30 s of audio, 1.4 MB. */
+export const CREDIT_WINDOW = 100
 
 export type WorkerMessage =
   | { type: 'ready' }

@@ -4,10 +4,11 @@
  */
 import { parentPort } from 'node:worker_threads'
 import init from '@echogarden/espeak-ng-emscripten'
+import { concatPcm } from '../pcm.ts'
 import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
 import { stretchTempo, TimeStretcher } from '../time-stretch.ts'
-import { ABORT, CREDITS, type JobMessage, type WorkerMessage } from './protocol.ts'
-import { StreamResampler } from './resampler.ts'
+import { PolyphaseResampler } from './polyphase.ts'
+import { ABORT, CREDITS, type JobMessage, POST_SAMPLES, type WorkerMessage } from './protocol.ts'
 import { escapeForSsml, espeakRate } from './text.ts'
 
 const port = parentPort
@@ -35,17 +36,53 @@ engine.set_voice('en-us')
 // A space makes no sound, so the flutter and noise state stay as a fresh engine has them: every job sounds exactly
 // like the first one a newly started eSpeak speaks.
 engine.synthesize(' ', () => false)
-const snapshot = (() => {
+/** A copy of the engine's memory up to its last non-zero byte. */
+function usedMemory(): Uint8Array {
   const heap = espeak.HEAPU8
   let end = heap.length
   while (end > 0 && heap[end - 1] === 0) end--
   return heap.slice(0, end)
-})()
+}
+const snapshot = usedMemory()
 
-function restoreEngine() {
+/**
+ * The memory right after `set_voice(voice)` from the snapshot, for the last few voices: loading a voice (its files,
+ * phoneme tables) takes as long as speaking a short word, and every job would repeat it. Restoring this copy gives
+ * the very same state, so jobs sound exactly as they would after loading the voice again.
+ */
+const voiceSnapshots = new Map<string, Uint8Array>()
+const VOICE_SNAPSHOTS = 4
+
+function restore(copy: Uint8Array) {
   const heap = espeak.HEAPU8
-  heap.set(snapshot)
-  heap.fill(0, snapshot.length)
+  heap.set(copy)
+  heap.fill(0, copy.length)
+}
+
+/** The voice the engine's memory was restored for after the last job, untouched since; null when it was not. */
+let restoredFor: string | null = null
+
+/** The engine as the snapshot left it, speaking `voice`; false when eSpeak has no such voice. */
+function restoreEngine(voice: string): boolean {
+  if (restoredFor === voice) {
+    restoredFor = null
+    return true
+  }
+  restoredFor = null
+  const known = voiceSnapshots.get(voice)
+  if (known) {
+    // Most recently used last.
+    voiceSnapshots.delete(voice)
+    voiceSnapshots.set(voice, known)
+    restore(known)
+    return true
+  }
+  restore(snapshot)
+  if (engine.set_voice(voice) !== 0) return false
+  voiceSnapshots.set(voice, usedMemory())
+  if (voiceSnapshots.size > VOICE_SNAPSHOTS)
+    voiceSnapshots.delete(voiceSnapshots.keys().next().value as string)
+  return true
 }
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
@@ -70,41 +107,66 @@ async function run(job: JobMessage) {
   if (text.length * 3 + 16 > MAX_JOB_BYTES) {
     throw new Error(`One synthesis job takes at most ${Math.floor(MAX_JOB_BYTES / 3) - 16} characters.`)
   }
-  restoreEngine()
-  if (engine.set_voice(job.voice.espeakVoice) !== 0) {
+  if (!restoreEngine(job.voice.espeakVoice)) {
     throw new Error(`eSpeak NG has no voice "${job.voice.espeakVoice}".`)
   }
   engine.set_rate(espeakRate(job.voice.rate, job.speed))
   engine.set_pitch(job.voice.pitch)
   engine.set_range(job.voice.range)
 
-  const resampler = await StreamResampler.create(sourceRate, OUTPUT_SAMPLE_RATE)
+  const resampler = new PolyphaseResampler(sourceRate, OUTPUT_SAMPLE_RATE)
   // Beyond eSpeak's rates, the rest of the tempo change keeps the pitch through a time-stretch.
   const tempo = stretchTempo(job.voice.rate, job.speed)
   const stretcher = tempo === 1 ? null : new TimeStretcher(tempo, OUTPUT_SAMPLE_RATE)
   const stretch = (pcm: Int16Array) => (stretcher ? stretcher.push(pcm) : pcm)
-  try {
-    const send = (pcm: Int16Array) => {
-      if (pcm.length === 0) return false
-      if (waitForCredit(control)) return true
-      post({ type: 'chunk', pcm }, [pcm.buffer as ArrayBuffer])
-      return false
+  // The job's first audio goes out at once; after it, pieces are gathered to POST_SAMPLES before they are posted,
+  // since each message costs about as much as resampling a tenth of a second.
+  let parts: Int16Array[] = []
+  let gathered = 0
+  let posted = false
+  const send = (pcm: Int16Array, last = false) => {
+    if (pcm.length > 0) {
+      parts.push(pcm)
+      gathered += pcm.length
     }
-    // The callback's return value tells eSpeak to abort: true stops synthesis mid-sentence.
-    engine.synthesize(text, (samples: Int16Array) => {
-      if (Atomics.load(control, ABORT) === 1) return true
-      return send(stretch(resampler.push(samples)))
-    })
-    if (Atomics.load(control, ABORT) !== 1 && !send(stretch(resampler.flush())) && stretcher)
-      send(stretcher.flush())
-  } finally {
-    resampler.close()
+    if (gathered === 0 || (posted && !last && gathered < POST_SAMPLES)) return false
+    if (waitForCredit(control)) return true
+    const chunk = parts.length === 1 ? (parts[0] as Int16Array) : concatPcm(parts)
+    parts = []
+    gathered = 0
+    posted = true
+    post({ type: 'chunk', pcm: chunk }, [chunk.buffer as ArrayBuffer])
+    return false
   }
+  // The callback's return value tells eSpeak to abort: true stops synthesis mid-sentence.
+  engine.synthesize(text, (samples: Int16Array) => {
+    if (Atomics.load(control, ABORT) === 1) return true
+    return send(stretch(resampler.push(samples)))
+  })
+  if (Atomics.load(control, ABORT) === 1) return
+  // The resampler's tail, then the stretcher's, the last of them posted with whatever is still gathered.
+  const rest = stretch(resampler.flush())
+  if (!stretcher) send(rest, true)
+  else if (!send(rest)) send(stretcher.flush(), true)
+}
+
+/**
+ * After a job has reported its end, the memory is restored for the same voice at once: the next segment of a stream
+ * usually speaks with it, and the copy is then made while the server prepares that segment, not after it arrives.
+ */
+function restoreAhead(voice: string) {
+  const known = voiceSnapshots.get(voice)
+  if (!known) return
+  restore(known)
+  restoredFor = voice
 }
 
 port.on('message', (job: JobMessage) => {
   run(job).then(
-    () => post({ type: 'done' }),
+    () => {
+      post({ type: 'done' })
+      restoreAhead(job.voice.espeakVoice)
+    },
     (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }),
   )
 })

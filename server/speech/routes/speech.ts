@@ -12,6 +12,7 @@ import {
   type SpeechSseEvent,
   type Usage,
 } from '../../../schema/index.ts'
+import { encodeWhole, holdWarmEncoders } from '../../engine/codecs/encode.ts'
 import {
   AUDIO_TOKENS_PER_SECOND,
   concatPcm,
@@ -19,7 +20,7 @@ import {
   type Synthesizer,
   speak,
 } from '../../engine/index.ts'
-import { encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
+import { audioDeltaFrame, encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
 import {
   ApiError,
@@ -81,8 +82,11 @@ interface Continuation {
 export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   const { keys, synthesizer, ttsSlots } = deps
   const continuations = new Map<string, Continuation>()
+  // Each compressed format's encoder is started before a request needs it, and one is kept ready after each use.
+  const releaseEncoders = holdWarmEncoders()
   app.addHook('onClose', async () => {
     for (const c of continuations.values()) clearTimeout(c.timer)
+    releaseEncoders()
   })
 
   app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
@@ -201,7 +205,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       const pieces = req.responseFormat === 'pcm' ? fixedSizePieces(encoded) : encoded
       const frames = async function* () {
         for await (const piece of pieces) {
-          yield sseFrame({ type: 'speech.audio.delta', audio: piece.toString('base64') })
+          yield audioDeltaFrame(piece)
         }
         yield sseFrame({ type: 'speech.audio.done', usage: usageFor(req, samples) })
       }
@@ -217,12 +221,10 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       const whole = normalizeLoudness(concatPcm(parts), SAMPLE_RATE)
       if (req.responseFormat === 'wav')
         return reply.send(Buffer.concat([wavHeader(whole.byteLength), pcmBytes(whole)]))
-      const chunks: Buffer[] = []
-      const source = (async function* () {
-        yield whole
-      })()
-      for await (const piece of encodeStream(req.responseFormat, source, signal)) chunks.push(piece)
-      return reply.send(Buffer.concat(chunks))
+      if (req.responseFormat === 'pcm') return reply.send(pcmBytes(whole))
+      // A complete file states its length where its container can (FLAC's STREAMINFO, MP3's Xing frame).
+      const file = await encodeWhole(req.responseFormat, whole, { sampleRate: SAMPLE_RATE, signal })
+      return reply.send(Buffer.from(file.buffer, file.byteOffset, file.byteLength))
     }
     return reply.send(Readable.from(encodeStream(req.responseFormat, pcm, signal)))
   }
