@@ -13,19 +13,13 @@ import { join } from 'node:path'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { clipFeatures } from '../server/engine/speaker/gmm.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
+import { joinClips, SPEAKERS_DIR } from '../server/testing/speakers.ts'
 import { loadMeetings, type Meeting } from './eval-diarization.ts'
 import { singleSpeakerSegments } from './speaker-eer.ts'
 
-const RATE = 16_000
-const SPEAKERS_CANDIDATES = [
-  process.env.SPEAKERS_DATA,
-  new URL('../../shared/data/speakers/', import.meta.url).pathname,
-  '/work/shared/data/speakers',
-].filter((dir): dir is string => Boolean(dir))
-export const SPEAKERS_DIR =
-  SPEAKERS_CANDIDATES.find((dir) => existsSync(join(dir, '0_george_0.wav'))) ??
-  (SPEAKERS_CANDIDATES[0] as string)
+export { SPEAKERS_DIR }
 
+const RATE = 16_000
 export interface Clip {
   audio: Float32Array
   speaker: string
@@ -75,17 +69,6 @@ export async function loadTakes(dir = SPEAKERS_DIR): Promise<Take[]> {
   return takes
 }
 
-function join16k(parts: Float32Array[], gapSeconds: number): Float32Array {
-  const gap = Math.round(gapSeconds * RATE)
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length + gap, gap))
-  let offset = gap
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length + gap
-  }
-  return out
-}
-
 /** Deterministic shuffle (a fixed linear congruential generator), so every run measures the same clips. */
 function shuffled<T>(items: T[], seed: number): T[] {
   const out = [...items]
@@ -119,7 +102,7 @@ export function fsddClips(takes: Take[], seconds: number, seed = 1): Clip[] {
         length += take.audio.length / RATE + 0.15
         if (length >= seconds) {
           clips.push({
-            audio: join16k(parts, 0.15),
+            audio: joinClips(parts, 0.15),
             speaker: `fsdd:${speaker}`,
             room: `fsdd:${speaker}`,
             fold: FSDD_FOLD[speaker] ?? 0,
@@ -172,7 +155,7 @@ export function amiClips(meetings: Meeting[], min: number, max: number): Clip[] 
       pending.set(s.speaker, open)
       if (open.seconds < min) continue
       clips.push({
-        audio: open.parts.length === 1 ? part : join16k(open.parts, 0.15),
+        audio: open.parts.length === 1 ? part : joinClips(open.parts, 0.15),
         speaker: `ami:${s.speaker}`,
         room,
         fold: AMI_FOLD_OF_ROOM[room] ?? 0,
@@ -204,7 +187,12 @@ export async function loadRealSpeech(): Promise<RealSpeech> {
     const a = fsdd[i] as Clip
     const b = fsdd.find((c, j) => j > i + 3 && c.speaker !== a.speaker)
     if (!b) continue
-    pairs.push({ audio: join16k([a.audio, b.audio], 0.3), sameRoom: false, fold: a.fold, corpus: 'fsdd' })
+    pairs.push({
+      audio: joinClips([a.audio, b.audio], 0.3),
+      sameRoom: false,
+      fold: a.fold,
+      corpus: 'fsdd',
+    })
   }
   // AMI: two people of the same meeting back to back: the same room and microphone, only the voice differs.
   const ami = amiClips(meetings, 1.5, 4)
@@ -212,7 +200,12 @@ export async function loadRealSpeech(): Promise<RealSpeech> {
     const a = ami[i] as Clip
     const b = ami.find((c, j) => j > i && c.room === a.room && c.speaker !== a.speaker)
     if (!b) continue
-    pairs.push({ audio: join16k([a.audio, b.audio], 0.3), sameRoom: true, fold: a.fold, corpus: 'ami' })
+    pairs.push({
+      audio: joinClips([a.audio, b.audio], 0.3),
+      sameRoom: true,
+      fold: a.fold,
+      corpus: 'ami',
+    })
   }
   return { meetings, single, pairs }
 }
@@ -240,7 +233,7 @@ export function twoPersonClips(meetings: Meeting[], takes: Take[], seconds: numb
     const b = fsdd.find((c, j) => j > i + 3 && c.speaker !== a.speaker && c.fold === a.fold)
     if (!b) continue
     pairs.push({
-      audio: join16k([a.audio, b.audio], 0.3),
+      audio: joinClips([a.audio, b.audio], 0.3),
       sameRoom: false,
       fold: a.fold,
       corpus: 'fsdd',
@@ -253,7 +246,7 @@ export function twoPersonClips(meetings: Meeting[], takes: Take[], seconds: numb
     const b = ami.find((c, j) => j > i && c.room === a.room && c.speaker !== a.speaker)
     if (!b) continue
     pairs.push({
-      audio: join16k([a.audio, b.audio], 0.3),
+      audio: joinClips([a.audio, b.audio], 0.3),
       sameRoom: true,
       fold: a.fold,
       corpus: 'ami',

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeAudio } from '../engine/codecs/decode.ts'
 import { parseRttm } from '../engine/diarization/rttm.ts'
+import { floatToPcm16Wav } from '../wav.ts'
 import { MEETINGS_DIR, meetingFile } from './meetings.ts'
 
 /**
@@ -21,7 +22,8 @@ export const realSpeechAvailable = (): boolean =>
 
 const RATE = 16_000
 
-function joined(parts: Float32Array[], gapSeconds: number): Float32Array {
+/** 16 kHz clips one after another, with `gapSeconds` of silence before, between and after them. */
+export function joinClips(parts: Float32Array[], gapSeconds: number): Float32Array {
   const gap = Math.round(gapSeconds * RATE)
   const out = new Float32Array(parts.reduce((n, p) => n + p.length + gap, gap))
   let offset = gap
@@ -41,7 +43,7 @@ export async function spokenDigits(speaker: string, takes: number[]): Promise<Fl
       parts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
     }
   }
-  return joined(parts, 0.15)
+  return joinClips(parts, 0.15)
 }
 
 /**
@@ -68,29 +70,10 @@ export async function meetingSpeaker(file: string, speaker: string, seconds: num
     parts.push(audio.subarray(Math.round(start * RATE), Math.round(end * RATE)))
     total += end - start
   }
-  return joined(parts, 0.15)
+  return joinClips(parts, 0.15)
 }
 
 /** 16-bit mono WAV of 16 kHz float samples. */
 export function wav16k(samples: Float32Array): Buffer {
-  const data = Buffer.alloc(samples.length * 2)
-  samples.forEach((x, i) => {
-    data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, x)) * 32767), i * 2)
-  })
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + data.length, 4)
-  header.write('WAVEfmt ', 8)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(RATE, 24)
-  header.writeUInt32LE(RATE * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(data.length, 40)
-  return Buffer.concat([header, data])
+  return floatToPcm16Wav(samples, RATE)
 }
-
-export { joined as joinClips }
