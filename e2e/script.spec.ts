@@ -111,7 +111,9 @@ test('the whole script plays line after line, marking the line being heard', asy
 
 test('Stop ends playback early and leaves the player ready', async ({ page }) => {
   await freshScript(page, [
-    'This sentence is long enough that we can stop it well before it would end on its own. '.repeat(4),
+    // About three minutes of speech: the service makes it at 20-30 times real time, so the stream is still
+    // arriving (and the take still incomplete) when Stop is pressed half a second in.
+    'This sentence is long enough that we can stop it well before it would end on its own. '.repeat(32),
   ])
   await transport(page)
     .getByRole('button', { name: /^Play line/ })
