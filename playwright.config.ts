@@ -50,10 +50,53 @@ const deadUpstreamPort = port + 2
 const deadUpstreamDataDir = join(tmpdir(), `speech-studio-e2e-${deadUpstreamPort}`)
 export const e2eDeadUpstreamBaseURL = `http://127.0.0.1:${deadUpstreamPort}`
 
+/**
+ * A fourth studio, like the third but with no users at all: a remote service opens no automatic admin, so its
+ * sign-in page must say how the first user is made.
+ */
+const noUsersPort = port + 3
+const noUsersDataDir = join(tmpdir(), `speech-studio-e2e-${noUsersPort}`)
+export const e2eNoUsersBaseURL = `http://127.0.0.1:${noUsersPort}`
+
+/**
+ * The product as a cluster (scripts/local-cluster.ts): two studio backends and two speech instances on one PostgreSQL
+ * database and one Redis, each tier behind a round-robin front, so the browser's consecutive requests alternate
+ * between backends and the backends' between speech instances. The journeys run against its front exactly as against
+ * the single studio, signed in as an admin (a remote service has no automatic one).
+ */
+const clusterPort = port + 10
+export const e2eClusterBaseURL = `http://127.0.0.1:${clusterPort}`
+/** The backends behind the front, for tests that must reach one of them on purpose. */
+export const e2eClusterBackends = [1, 2].map((i) => `http://127.0.0.1:${clusterPort + i}`)
+export const e2eClusterAdmin = { name: 'cluster_admin', password: 'cluster admin password 1', role: 'admin' }
+/** What the users CLI needs to work on the cluster's users (as scripts/local-cluster.ts chooses them). */
+export const e2eClusterUsersEnv = {
+  DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  STUDIO_DATABASE_SCHEMA: `e2e_${clusterPort}_studio`,
+}
+/** The signed-in admin's cookies, written by e2e/cluster.setup.ts. */
+export const e2eClusterState = join(tmpdir(), `speech-studio-e2e-${clusterPort}-state.json`)
+
 /** Shell commands that add a user to the studio database in `dir`, reading the password from stdin. */
 function addUser(user: { name: string; password: string; role: string }, dir: string): string {
   return `printf '%s\\n' '${user.password}' | npm run --silent users -- add ${user.name} --role ${user.role} --data ${dir}`
 }
+
+/**
+ * The tests that make up the three journeys, run again through the cluster: a designer previews, keeps and saves a
+ * script (and meets the 409 of another browser's save); a consent administrator records a consent, makes a voice of
+ * it and revokes both; a reviewer uploads a recording and relabels its transcript. Plus e2e/cluster.spec.ts.
+ */
+const CLUSTER_JOURNEYS = new RegExp(
+  [
+    'the line plays through the worklet',
+    'a script is kept by the backend',
+    'a script saved in another browser meanwhile',
+    'record a consent, make a voice of it',
+    'a real recording is transcribed with speakers',
+    'through the cluster',
+  ].join('|'),
+)
 
 const executablePath =
   process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE ??
@@ -87,7 +130,7 @@ export default defineConfig({
     launchOptions: { executablePath, args: chromiumArgs },
   },
   projects: [
-    { name: 'chromium', testIgnore: /(voices|transcripts|secrets)\.(spec|setup)\.ts$/ },
+    { name: 'chromium', testIgnore: /(voices|transcripts|secrets|cluster)\.(spec|setup)\.ts$/ },
     { name: 'voices-setup', testMatch: /voices\.setup\.ts$/ },
     {
       name: 'voices',
@@ -112,8 +155,59 @@ export default defineConfig({
         },
       },
     },
+    // The three journeys again, through the cluster: the same tests, an admin signed in, the front as the origin.
+    { name: 'cluster-setup', testMatch: /cluster\.setup\.ts$/, use: { baseURL: e2eClusterBaseURL } },
+    {
+      name: 'cluster',
+      testMatch: /(script|cluster)\.spec\.ts$/,
+      grep: CLUSTER_JOURNEYS,
+      dependencies: ['cluster-setup'],
+      metadata: { actor: e2eClusterAdmin.name },
+      use: { baseURL: e2eClusterBaseURL, storageState: e2eClusterState },
+    },
+    {
+      name: 'cluster-voices',
+      testMatch: /voices\.spec\.ts$/,
+      grep: CLUSTER_JOURNEYS,
+      dependencies: ['cluster-setup', 'voices-setup'],
+      metadata: { actor: e2eClusterAdmin.name },
+      use: {
+        baseURL: e2eClusterBaseURL,
+        storageState: e2eClusterState,
+        launchOptions: { executablePath, args: [...chromiumArgs, ...fakeMicrophoneArgs] },
+      },
+    },
+    {
+      name: 'cluster-transcripts',
+      testMatch: /transcripts\.spec\.ts$/,
+      grep: CLUSTER_JOURNEYS,
+      dependencies: ['cluster-setup', 'transcripts-setup'],
+      use: {
+        baseURL: e2eClusterBaseURL,
+        storageState: e2eClusterState,
+        launchOptions: {
+          executablePath,
+          args: [
+            ...chromiumArgs,
+            '--use-fake-device-for-media-stream',
+            '--use-fake-ui-for-media-stream',
+            `--use-file-for-fake-audio-capture=${e2eMeetingMicWav}`,
+          ],
+        },
+      },
+    },
   ],
   webServer: [
+    {
+      command: [
+        `npx tsx scripts/local-cluster.ts --port ${clusterPort} --name e2e_${clusterPort} --fresh`,
+        `--user '${e2eClusterAdmin.name}:${e2eClusterAdmin.role}:${e2eClusterAdmin.password}'`,
+      ].join(' '),
+      url: `${e2eClusterBaseURL}/api/health`,
+      timeout: 240_000,
+      reuseExistingServer: false,
+      env: { POCKETSPHINX_BIN: process.env.POCKETSPHINX_BIN ?? '/usr/bin/pocketsphinx_batch' },
+    },
     {
       command: `rm -rf ${e2eDataDir} && npm start > ${e2eServerLog} 2>&1`,
       url: `http://127.0.0.1:${port}/api/health`,
@@ -161,6 +255,19 @@ export default defineConfig({
         DATA_DIR: deadUpstreamDataDir,
         HOST: '127.0.0.1',
         // Port 9 (discard) is closed on loopback: connections are refused at once.
+        SVC_BASE_URL: 'http://127.0.0.1:9',
+        SVC_API_KEY: 'sk_unused',
+      },
+    },
+    {
+      command: `rm -rf ${noUsersDataDir} && npm start`,
+      url: `${e2eNoUsersBaseURL}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      env: {
+        PORT: String(noUsersPort),
+        DATA_DIR: noUsersDataDir,
+        HOST: '127.0.0.1',
         SVC_BASE_URL: 'http://127.0.0.1:9',
         SVC_API_KEY: 'sk_unused',
       },

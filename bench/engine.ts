@@ -15,6 +15,9 @@
  *    for one sentence and for 5,000 characters: the real-time factor and the latency of the first audio chunk; then
  *    what text preparation costs per 1,000 characters.
  * One request at a time on a pool of `WORKERS` (default 2) eSpeak threads.
+ *
+ * Smoke mode (`--smoke`, bench/smoke.ts): one round, 300-character texts, one run per table row for two languages
+ * and two models, one batch per stage cost.
  */
 import { Worker } from 'node:worker_threads'
 import libsamplerate from '@alexanderolsen/libsamplerate-js'
@@ -44,12 +47,18 @@ import { normalizeText, segmentForSynthesis } from '../server/engine/text/index.
 import { TimeStretcher } from '../server/engine/time-stretch.ts'
 import { voiceParamsFor } from '../server/engine/voice-params.ts'
 import { audioDeltaFrame, encodeStream, fixedSizePieces, pcmBytes } from '../server/speech/audio-out.ts'
+import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { percentile } from './stats.ts'
 
 const WORKERS = Number(process.env.WORKERS ?? 2)
-const REPEAT = Number(process.env.REPEAT ?? 5)
-const TABLE_REPEAT = 3
-const LONG_CHARS = 5000
+const REPEAT = count(5, 1, 'REPEAT')
+const TABLE_REPEAT = count(3, 1)
+const LONG_CHARS = count(5000, 300)
+const STAGE_BATCHES = count(5, 1)
+const TEXT_BATCHES = count(7, 1)
+/** Section 2's eSpeak material (about 25 s of speech; 6 s in smoke mode) and its tone sweep's step. */
+const MATERIAL_CHARS = count(420, 100)
+const TONE_STEP_HZ = count(50, 950)
 
 const SENTENCES: Record<string, string> = {
   arabic_38: 'كان الجو جميلا في الصباح، فخرجنا نمشي على شاطئ البحر حتى وقت الظهر.',
@@ -181,6 +190,7 @@ await Promise.all(Array.from({ length: WORKERS }, () => pipeline(CASES[0] as Pip
 await rawEspeak(ENGLISH_LONG, englishVoice)
 await pipeline(CASES[0] as PipelineCase, ENGLISH_LONG)
 
+announceSmoke('bench:engine')
 console.log(`bench:engine — eSpeak pool of ${WORKERS} workers, one request at a time`)
 console.log(
   `\n1. pipeline beside raw eSpeak NG: ${LONG_CHARS.toLocaleString('en')} characters of English (english_40), ${REPEAT} rounds, medians`,
@@ -226,7 +236,7 @@ console.log('  (aim: the first pipeline ÷ raw ≥ 0.60)')
 // --- 2. Cost of each stage per second of audio ------------------------------------------------------------------
 
 /** Milliseconds per second of audio of `fn` (which processes `seconds` of audio), median of `batches` runs. */
-async function msPerSecond(seconds: number, fn: () => unknown, batches = 5): Promise<number> {
+async function msPerSecond(seconds: number, fn: () => unknown, batches = STAGE_BATCHES): Promise<number> {
   await fn()
   const samples: number[] = []
   for (let b = 0; b < batches; b++) {
@@ -237,14 +247,14 @@ async function msPerSecond(seconds: number, fn: () => unknown, batches = 5): Pro
   return median(samples)
 }
 
-/** About 30 s of real eSpeak output at its own rate (22,050 Hz), in eSpeak's own chunks. */
+/** About 25 s of real eSpeak output (6 s in smoke mode) at its own rate (22,050 Hz), in eSpeak's own chunks. */
 const espeakModule = (await import('@echogarden/espeak-ng-emscripten')).default
 const material = await (async () => {
   const espeak = await espeakModule()
   const engine = new espeak.eSpeakNGWorker()
   engine.set_voice('en-us')
   const chunks: Int16Array[] = []
-  engine.synthesize(longText(english, 420), (c: Int16Array) => {
+  engine.synthesize(longText(english, MATERIAL_CHARS), (c: Int16Array) => {
     chunks.push(c.slice())
     return false
   })
@@ -386,7 +396,11 @@ stageRows.push(
 for (const format of ['mp3', 'opus', 'aac', 'flac'] as CompressedFormat[]) {
   stageRows.push([
     `encoding ${format} (whole stream, start-up included)`,
-    await msPerSecond(seconds24, () => drain(encodeCompressed(format, stream(chunks24))), 3),
+    await msPerSecond(
+      seconds24,
+      () => drain(encodeCompressed(format, stream(chunks24))),
+      Math.min(3, STAGE_BATCHES),
+    ),
   ])
 }
 stageRows.push(['encoding pcm / wav (views of the samples)', null, 'none'])
@@ -506,7 +520,7 @@ for (const [label, y] of [
 let lo = Number.POSITIVE_INFINITY
 let hi = Number.NEGATIVE_INFINITY
 let worstSpur = Number.NEGATIVE_INFINITY
-for (let hz = 50; hz <= 9600; hz += 50) {
+for (let hz = 50; hz <= 9600; hz += TONE_STEP_HZ) {
   const { gainDb, spurDb } = toneResponse(hz)
   lo = Math.min(lo, gainDb)
   hi = Math.max(hi, gainDb)
@@ -514,7 +528,7 @@ for (let hz = 50; hz <= 9600; hz += 50) {
 }
 const edge = [10_000, 10_500, 11_000].map((hz) => `${hz / 1000} kHz ${toneResponse(hz).gainDb.toFixed(1)} dB`)
 console.log(
-  `  tones 50 Hz–9.6 kHz every 50 Hz: gain ${lo.toFixed(3)} … ${hi.toFixed(3)} dB; strongest image or alias ${worstSpur.toFixed(1)} dB below the tone`.replace(
+  `  tones 50 Hz–9.6 kHz every ${TONE_STEP_HZ} Hz: gain ${lo.toFixed(3)} … ${hi.toFixed(3)} dB; strongest image or alias ${worstSpur.toFixed(1)} dB below the tone`.replace(
     `${worstSpur.toFixed(1)} dB below`,
     `${(-worstSpur).toFixed(1)} dB below`,
   ),
@@ -578,7 +592,11 @@ if (process.env.TABLES !== '0') {
   const languageRows: Array<
     [string, Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>]
   > = []
-  for (const [voiceId, sentence] of Object.entries(SENTENCES)) {
+  // Smoke mode: English and one other language, the second-generation model and the 0.8 mini, enough to run each path.
+  const languages = Object.entries(SENTENCES).filter(
+    ([id]) => !SMOKE || id === 'english_40' || id === 'german_39',
+  )
+  for (const [voiceId, sentence] of languages) {
     const short = await measure(voiceId, SECOND_GEN_MODEL, sentence, TABLE_REPEAT)
     const long = await measure(voiceId, SECOND_GEN_MODEL, longText(sentence, LONG_CHARS), 1)
     languageRows.push([voiceId, short, long])
@@ -599,7 +617,10 @@ if (process.env.TABLES !== '0') {
   const modelRows: Array<
     [ModelId, Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>]
   > = []
-  for (const model of [SECOND_GEN_MODEL, ...LEGACY_MODELS] as ModelId[]) {
+  const models = [SECOND_GEN_MODEL, ...LEGACY_MODELS].filter(
+    (m) => !SMOKE || m === SECOND_GEN_MODEL || m === 'svc-tts-mini-0.8',
+  )
+  for (const model of models as ModelId[]) {
     const voiceId = isSecondGen(model) ? 'english_40' : 'Bella'
     const short = await measure(voiceId, model, english, TABLE_REPEAT)
     const long = await measure(voiceId, model, longText(english, LONG_CHARS), 1)
@@ -616,7 +637,7 @@ if (process.env.TABLES !== '0') {
   function costPer1000(text: string, fn: (text: string) => unknown): number {
     for (let i = 0; i < 3; i++) fn(text)
     const samples: number[] = []
-    for (let batch = 0; batch < 7; batch++) {
+    for (let batch = 0; batch < TEXT_BATCHES; batch++) {
       const started = performance.now()
       let rounds = 0
       while (performance.now() - started < 150) {

@@ -15,7 +15,8 @@
  * Flags: `--reference-speech` runs the diarizer on the reference's speech instead of the VAD's (the speaker part
  * alone; "one speaker" is then the 31.3 % of issue 20); `--estimated` / `--given-count` only one of the two runs;
  * `--options '<json>'` other DiarizerOptions; `--leave-one-out` also scores the count rule with its two constants
- * chosen on the other nine files for each file. `DIARIZATION_DATA` points at another copy of the data.
+ * chosen on the other nine files for each file. `DIARIZATION_DATA` points at another copy of the data. `--smoke`
+ * (bench/smoke.ts): the first two excerpts, count estimated only.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -35,6 +36,7 @@ import {
 } from '../server/engine/diarization/index.ts'
 import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.ts'
 import { MEETINGS_DIR } from '../server/testing/meetings.ts'
+import { announceSmoke, count, SMOKE } from './smoke.ts'
 
 export interface Meeting {
   id: string
@@ -297,8 +299,9 @@ async function main() {
   const options: DiarizerOptions = at > 0 ? JSON.parse(process.argv[at + 1] ?? '{}') : {}
   const referenceSpeech = process.argv.includes('--reference-speech')
   const onlyGiven = process.argv.includes('--given-count')
-  const onlyEstimated = process.argv.includes('--estimated')
-  const meetings = await loadMeetings()
+  const onlyEstimated = SMOKE || process.argv.includes('--estimated')
+  announceSmoke('eval:diarization')
+  const meetings = (await loadMeetings()).slice(0, count(Number.POSITIVE_INFINITY, 2))
   const regions = referenceSpeech ? "the reference's speech" : "the system's speech (VAD)"
   if (!onlyGiven)
     print(

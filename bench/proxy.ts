@@ -11,12 +11,14 @@
 import type WebSocket from 'ws'
 import { PCM_DELTA_BYTES, SAMPLE_RATE } from '../schema/index.ts'
 import { connectWs } from '../server/testing/ws-client.ts'
+import { announceSmoke, count } from './smoke.ts'
 import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
 
-const PAIRS = 30
+/** Smoke mode (`--smoke`, bench/smoke.ts): 2 pairs, 2 streams, 5 round trips. */
+const PAIRS = count(30, 2)
 const SENTENCE = 'The quick brown fox jumps over the lazy dog.'
-const STREAMS = 20
+const STREAMS = count(20, 2)
 const LONG_TEXT = [
   'Streaming speech through a backend should cost almost nothing: the bytes arrive from the engine,',
   'the proxy hands them on, and the listener hears the first words while the rest is still being made.',
@@ -25,7 +27,8 @@ const LONG_TEXT = [
   'shows up as fewer seconds of audio per second of wall time. A good proxy is invisible here;',
   'a poor one turns twenty quick streams into a queue that drains one piece at a time.',
 ].join(' ')
-const WS_ROUND_TRIPS = 200
+const WS_ROUND_TRIPS = count(200, 5)
+const WS_WARM_UP = count(20, 2)
 const TARGET_MS = 2
 
 // ── Setup: a real service with room for 20 concurrent streams, and a real backend in front of it ──
@@ -202,7 +205,7 @@ function roundTrip(socket: WebSocket): Promise<number> {
 const wsDirect: number[] = []
 const wsBridged: number[] = []
 const wsAdded: number[] = []
-for (let i = 0; i < 20; i++) {
+for (let i = 0; i < WS_WARM_UP; i++) {
   await roundTrip(directSocket.socket) // warm-up
   await roundTrip(bridgedSocket.socket)
 }
@@ -251,6 +254,7 @@ function verdict(added: number[], directRuns: number[][]) {
   return `${p50.toFixed(2)} ms (A/A noise ${noise.toFixed(2)} ms) ${judged}`
 }
 
+announceSmoke('bench:proxy')
 console.log(
   `bench:proxy — direct to the speech service vs through the studio backend (loopback, ms unless stated)`,
 )

@@ -8,10 +8,16 @@
  * fold is measured on the other (held-out figures). A "room" is an AMI meeting (excerpts that share a speaker are
  * one meeting) or one FSDD speaker's own recording set-up.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
-import { clipFeatures } from '../server/engine/speaker/gmm.ts'
+import { clipFeatures, supervector, type Ubm } from '../server/engine/speaker/gmm.ts'
+import {
+  MIN_EMBEDDING_FRAMES,
+  V2_NAP_DIRECTIONS,
+  V2_RELEVANCE,
+} from '../server/engine/speaker/gmm-embedder.ts'
+import { fitNap } from '../server/engine/speaker/nap.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
 import { joinClips, SPEAKERS_DIR } from '../server/testing/speakers.ts'
 import { loadMeetings, type Meeting } from './eval-diarization.ts'
@@ -283,19 +289,24 @@ export function verificationTrials(clips: Clip[]): Trial[] {
   return trials
 }
 
+/** The whole AMI excerpts of one fold. */
+export function amiAudioOfFold(meetings: Meeting[], fold: number): Float32Array[] {
+  const rooms = amiRooms(meetings)
+  return meetings
+    .filter((m) => (AMI_FOLD_OF_ROOM[rooms.get(m.id) as string] ?? 0) === fold)
+    .map((m) => m.audio)
+}
+
 /**
  * Background-model training frames of one fold: its FSDD speakers' takes (joined into 10 s clips) and its whole AMI
  * meetings, each normalised as the embedder normalises a clip.
  */
 export function trainingFrames(meetings: Meeting[], takes: Take[], fold: number): Float64Array {
-  const rooms = amiRooms(meetings)
   const audio = [
     ...fsddClips(takes, 10, 5)
       .filter((c) => c.fold === fold)
       .map((c) => c.audio),
-    ...meetings
-      .filter((m) => (AMI_FOLD_OF_ROOM[rooms.get(m.id) as string] ?? 0) === fold)
-      .map((m) => m.audio),
+    ...amiAudioOfFold(meetings, fold),
   ]
   const parts = audio.flatMap((a) => clipFeatures(analyzeSpeech(a), 10)?.values ?? [])
   const frames = new Float64Array(parts.reduce((n, t) => n + t.length, 0))
@@ -305,4 +316,31 @@ export function trainingFrames(meetings: Meeting[], takes: Take[], fold: number)
     offset += t.length
   }
   return frames
+}
+
+/**
+ * One-person clips of one fold for fitting the nuisance projection: several recordings per person, of the lengths
+ * consents and samples have (FSDD takes joined into 3 s clips three ways; AMI stretches of 1–3, 2.5–5 and 4–8 s).
+ * Cut independently of the verification trials' clips, and only from the fold the model is fitted on.
+ */
+export function napClips(meetings: Meeting[], takes: Take[], fold: number): Clip[] {
+  return [
+    ...[21, 22, 23].flatMap((seed) => fsddClips(takes, 3, seed)),
+    ...amiClips(meetings, 1, 3),
+    ...amiClips(meetings, 2.5, 5),
+    ...amiClips(meetings, 4, 8),
+  ].filter((c) => c.fold === fold)
+}
+
+/** The v2 embedder's nuisance directions for `ubm`, fitted on one fold's `napClips`. */
+export function fitNapOnFold(ubm: Ubm, meetings: Meeting[], takes: Take[], fold: number): Float32Array[] {
+  const used = napClips(meetings, takes, fold).flatMap((c) => {
+    const features = clipFeatures(analyzeSpeech(c.audio), MIN_EMBEDDING_FRAMES)
+    return features ? [{ speaker: c.speaker, vector: supervector(ubm, features, V2_RELEVANCE) }] : []
+  })
+  return fitNap(
+    used.map((u) => u.vector),
+    used.map((u) => u.speaker),
+    V2_NAP_DIRECTIONS,
+  )
 }

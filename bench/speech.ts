@@ -10,18 +10,22 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RESPONSE_FORMATS } from '../schema/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
+import { announceSmoke, count } from './smoke.ts'
 import { percentile, summary } from './stats.ts'
 
 const SENTENCE = 'The quick brown fox jumps over the lazy dog, then rests in the shade.'
 const PARAGRAPH =
   'Speech Studio turns written scripts into spoken audio while the text is still being generated. It runs on one machine, needs no account and streams every format as it is produced. '
-const LONG = PARAGRAPH.repeat(Math.ceil(5000 / PARAGRAPH.length)).slice(0, 5000)
-const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 60)
+/** Smoke mode (`--smoke`, bench/smoke.ts): 2 rounds, 500 characters, 3 s of load by 10 clients. */
+const LONG_CHARS = count(5000, 500)
+const LONG = PARAGRAPH.repeat(Math.ceil(LONG_CHARS / PARAGRAPH.length)).slice(0, LONG_CHARS)
+const LOAD_SECONDS = count(60, 3, 'LOAD_SECONDS')
+const LOAD_CLIENTS = count(50, 10)
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-speech-'))
 const speech = await createSpeechService({ dataDir: dir })
 const base = await speech.app.listen({ port: 0, host: '127.0.0.1' })
-const key = speech.keys.create({ kind: 'organization', org: 'bench' }).key
+const key = (await speech.keys.create({ kind: 'organization', org: 'bench' })).key
 
 /** Sends one request and reads it to the end: status, time to first byte, total time and PCM-equivalent seconds. */
 async function run(body: Record<string, unknown>, apiKey = key) {
@@ -42,7 +46,8 @@ async function run(body: Record<string, unknown>, apiKey = key) {
   return { status: res.status, firstByte, total: performance.now() - started, bytes }
 }
 
-const ROUNDS = Number(process.env.ROUNDS ?? 9)
+const ROUNDS = count(9, 2, 'ROUNDS')
+announceSmoke('bench:speech')
 console.log('bench:speech — one process, eSpeak pool of 4 workers')
 // The service starts every encoder when it starts; give it the moment it takes, as a running service has had.
 await new Promise((resolve) => setTimeout(resolve, 2000))
@@ -67,7 +72,9 @@ for (const format of RESPONSE_FORMATS) {
   )
 }
 
-console.log('\n5,000 characters, streamed: audio seconds per wall second, time to first byte')
+console.log(
+  `\n${LONG_CHARS.toLocaleString('en')} characters, streamed: audio seconds per wall second, time to first byte`,
+)
 const longPcm = await run({ input: LONG, response_format: 'pcm' })
 const longSeconds = longPcm.bytes / 48_000
 for (const format of RESPONSE_FORMATS) {
@@ -77,16 +84,18 @@ for (const format of RESPONSE_FORMATS) {
   )
 }
 
-// Load: 50 clients in 10 organizations, each sending sentence requests back to back.
-const orgKeys = Array.from(
-  { length: 10 },
-  (_, i) => speech.keys.create({ kind: 'organization', org: `load-${i}` }).key,
+// Load: 50 clients (10 in smoke mode) in 10 organizations, each sending sentence requests back to back.
+const orgKeys = await Promise.all(
+  Array.from(
+    { length: 10 },
+    async (_, i) => (await speech.keys.create({ kind: 'organization', org: `load-${i}` })).key,
+  ),
 )
 const counts = new Map<number, number>()
 const firstBytes: number[] = []
 const deadline = performance.now() + LOAD_SECONDS * 1000
 await Promise.all(
-  Array.from({ length: 50 }, async (_, client) => {
+  Array.from({ length: LOAD_CLIENTS }, async (_, client) => {
     const apiKey = orgKeys[client % orgKeys.length] as string
     while (performance.now() < deadline) {
       const r = await run({ input: SENTENCE, response_format: 'pcm', stream_format: 'sse' }, apiKey)
@@ -97,7 +106,7 @@ await Promise.all(
     }
   }),
 )
-console.log(`\nload: 50 clients, 10 organizations, ${LOAD_SECONDS} s`)
+console.log(`\nload: ${LOAD_CLIENTS} clients, 10 organizations, ${LOAD_SECONDS} s`)
 console.log(`  time to first byte (200s): ${summary(firstBytes)}`)
 console.log(
   `  responses: 200 × ${counts.get(200) ?? 0}, 429 × ${counts.get(429) ?? 0}, 503 × ${counts.get(503) ?? 0}`,

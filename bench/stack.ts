@@ -14,7 +14,7 @@ export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; st
   const dir = mkdtempSync(join(tmpdir(), 'bench-'))
   const speech = await createSpeechService({ dataDir: dir, limits: opts.limits })
   const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
-  const apiKey = speech.keys.create({ kind: 'organization', org: 'bench' }).key
+  const apiKey = (await speech.keys.create({ kind: 'organization', org: 'bench' })).key
   const studioDb = openStudioDb(dir)
   const studio = await createStudio({
     upstream: { baseUrl: speechUrl, apiKey, kind: 'embedded' },
@@ -31,7 +31,8 @@ export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; st
     studioUrl,
     session,
     /** A key of another organization, whose streams do not count against the studio's two slots. */
-    otherOrganizationKey: (org: string) => speech.keys.create({ kind: 'organization', org }).key,
+    otherOrganizationKey: async (org: string) =>
+      (await speech.keys.create({ kind: 'organization', org })).key,
     /** The throwaway data directory and the studio's database, for benchmarks that load fixture data directly. */
     dataDir: dir,
     studioDb,

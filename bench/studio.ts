@@ -12,11 +12,13 @@ import { resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { Page } from '@playwright/test'
 import { launchBenchBrowser } from './browser.ts'
+import { announceSmoke, count } from './smoke.ts'
 import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
 
-const RUNS = Number(process.env.RUNS ?? 10)
-const LOADED_PLAYS = 20
+/** Smoke mode (`--smoke`, bench/smoke.ts): one play of each kind. */
+const RUNS = count(10, 1, 'RUNS')
+const LOADED_PLAYS = count(20, 1)
 const BUDGET_KB = 200
 const SHORT_LINE = 'Welcome back to the studio.'
 const MARKED_LINE = '[joyful] That is (((wonderful))) news! <laugh>'
@@ -81,7 +83,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 // Two other streams, restarted as they end, for as long as the loaded plays last.
-const otherKey = stack.otherOrganizationKey('bench-load')
+const otherKey = await stack.otherOrganizationKey('bench-load')
 let loading = true
 const loadStreams = [0, 1].map(async () => {
   while (loading) {
@@ -110,6 +112,7 @@ const total = (plays: Play[]) => plays.reduce((n, x) => n + x.underruns, 0)
 const withUnderrun = (plays: Play[]) => plays.filter((x) => x.underruns > 0).length
 const initialKb = initial.reduce((n, s) => n + s.gzip, 0) / 1024
 
+announceSmoke('bench:studio')
 console.log(`\nScript page, Chromium, real backend and local service (RUNS=${RUNS})\n`)
 console.log('Play → first audible sample     p50        p95        underruns')
 console.log(

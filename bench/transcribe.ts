@@ -8,6 +8,8 @@
  * 2. Realtime sessions with diarization: the excerpts streamed at real-time pace in 100 ms appends; for each turn, the
  *    delay from the end of its audio to its speakers event, p50/p95. `REALTIME_FILES` sets how many excerpts (default
  *    3, i.e. 90 s of streaming).
+ *
+ * Smoke mode (`--smoke`, bench/smoke.ts): the first 10 s of trn00 only, uploaded once, and its first 8 s streamed.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,11 +18,15 @@ import WebSocket from 'ws'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer } from '../server/engine/diarization/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
+import { meetingFile } from '../server/testing/meetings.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
+import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { percentile } from './stats.ts'
 
-const DATA = new URL('../../shared/data/diarization/', import.meta.url).pathname
-const REALTIME_FILES = Number(process.env.REALTIME_FILES ?? 3)
+const REALTIME_FILES = count(3, 1, 'REALTIME_FILES')
+const EXCERPTS = count(10, 1)
+/** How much of each excerpt is streamed in the realtime part: all of it, or 8 s in smoke mode. */
+const STREAMED_SECONDS = SMOKE ? 8 : Number.POSITIVE_INFINITY
 /** Meeting microphones are distant and quiet: the session's VAD threshold as the diarizer uses it. */
 const VAD_THRESHOLD = 0.3
 const RATE = 16_000
@@ -68,8 +74,8 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; seconds
 }
 
 const excerpts: Float32Array[] = []
-for (let i = 0; i < 10; i++) {
-  const bytes = readFileSync(join(DATA, `trn0${i}.wav`))
+for (let i = 0; i < EXCERPTS; i++) {
+  const bytes = readFileSync(meetingFile(`trn0${i}.wav`))
   excerpts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
 }
 const joined = new Float32Array(excerpts.reduce((n, e) => n + e.length, 0) * 2)
@@ -82,15 +88,22 @@ const joined = new Float32Array(excerpts.reduce((n, e) => n + e.length, 0) * 2)
     }
   }
 }
-const files = [
-  { label: '30 s (trn00)', audio: excerpts[0] as Float32Array, wav: readFileSync(join(DATA, 'trn00.wav')) },
-  { label: '10 min (trn00-09 ×2)', audio: joined, wav: floatToPcm16Wav(joined, RATE) },
-]
+const smokeClip = (excerpts[0] as Float32Array).subarray(0, 10 * RATE)
+const files = SMOKE
+  ? [{ label: '10 s (trn00 start)', audio: smokeClip, wav: floatToPcm16Wav(smokeClip, RATE) }]
+  : [
+      {
+        label: '30 s (trn00)',
+        audio: excerpts[0] as Float32Array,
+        wav: readFileSync(meetingFile('trn00.wav')),
+      },
+      { label: '10 min (trn00-09 ×2)', audio: joined, wav: floatToPcm16Wav(joined, RATE) },
+    ]
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))
 const service = await createSpeechService({ dataDir: dir })
 const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
-const key = service.keys.create({ kind: 'organization', org: 'bench' }).key
+const key = (await service.keys.create({ kind: 'organization', org: 'bench' })).key
 const diarizer = createDiarizer()
 
 async function upload(wav: Buffer, fields: Record<string, string>) {
@@ -107,6 +120,7 @@ async function upload(wav: Buffer, fields: Record<string, string>) {
   return body
 }
 
+announceSmoke('bench:transcribe')
 console.log(
   'bench:transcribe — real-time factor = wall s / audio s (lower is faster); peak = this process + children',
 )
@@ -149,7 +163,7 @@ const delaysFromWords: number[] = []
 let turns = 0
 let unattributed = 0
 for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
-  const audio = excerpts[f] as Float32Array
+  const audio = (excerpts[f] as Float32Array).subarray(0, STREAMED_SECONDS * RATE)
   const socket = new WebSocket(`${base.replace('http', 'ws')}/v1/realtime`, {
     headers: { authorization: `Bearer ${key}` },
   })

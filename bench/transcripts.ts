@@ -14,11 +14,16 @@ import { TranscriptStore } from '../server/studio/store/transcripts.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
 import { peakCountFor, peaksOfSamples } from '../src/audio/peaks.ts'
 import { launchBenchBrowser } from './browser.ts'
+import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { startBenchStack } from './stack.ts'
 import { percentile } from './stats.ts'
 
-const TURNS = 5000
-const DURATION = 2 * 60 * 60
+/** Smoke mode (`--smoke`, bench/smoke.ts): 200 turns over 10 minutes, 1 s waits instead of 5 and 8. */
+const TURNS = count(5000, 200)
+const DURATION = count(2 * 60 * 60, 10 * 60)
+const SETTLE_MS = count(5000, 1000)
+const FOLLOW_MS = count(8000, 1000)
+const NAME = SMOKE ? 'smoke meeting.wav' : 'two-hour meeting.wav'
 const RATE = 8000
 const SPEAKERS = ['speaker_0', 'speaker_1', 'speaker_2', 'speaker_3']
 const WORDS =
@@ -99,7 +104,7 @@ const id = 'tr_bench_two_hours'
 await store.writeAudio(Readable.from([audio]), `${id}.wav`, audio.length)
 store.insert({
   id,
-  name: 'two-hour meeting.wav',
+  name: NAME,
   source: 'upload',
   createdBy: 'bench',
   audioFile: `${id}.wav`,
@@ -118,7 +123,7 @@ await cdp.send('Performance.enable')
 // tsx names functions with a `__name` helper, which functions sent to the page would miss.
 await page.addInitScript('globalThis.__name = (f) => f')
 await page.goto(`${stack.studioUrl}/transcripts`)
-const open = page.getByRole('button', { name: 'Open two-hour meeting.wav' })
+const open = page.getByRole('button', { name: `Open ${NAME}` })
 await open.waitFor()
 
 // Long tasks from here on, to find when the main thread settles after opening.
@@ -131,7 +136,7 @@ await page.evaluate(() => {
 })
 
 /** Clicks Open and times, in the page, the first rows on screen and the waveform drawn from the peaks. */
-const timings = await page.evaluate(async () => {
+const timings = await page.evaluate(async (secondsPerTurn) => {
   const button = [...document.querySelectorAll('button')].find(
     (b) => b.textContent === 'Open',
   ) as HTMLButtonElement
@@ -157,57 +162,60 @@ const timings = await page.evaluate(async () => {
   const target = Number(turnButton.closest('li')?.getAttribute('data-turn'))
   await waitFor(() => {
     const shown = Number(document.querySelector('[data-testid=playhead]')?.getAttribute('data-seconds'))
-    return Math.abs(shown - (target * 7200) / 5000) < 1.5
+    return Math.abs(shown - target * secondsPerTurn) < 1.5
   })
   const inputMs = performance.now() - clickAt
   return { t0, rows, waveform, inputMs }
-})
+}, DURATION / TURNS)
 // Interactive: the end of the last long task that began within 5 s of opening (or first rows, if none).
-await page.waitForTimeout(5000)
+await page.waitForTimeout(SETTLE_MS)
 const longTasks = await page.evaluate(
   () => (window as unknown as { longTasks: Array<{ start: number; end: number }> }).longTasks,
 )
-const afterOpen = longTasks.filter((t) => t.start >= timings.t0 && t.start < timings.t0 + 5000)
+const afterOpen = longTasks.filter((t) => t.start >= timings.t0 && t.start < timings.t0 + SETTLE_MS)
 const interactive = Math.max(timings.rows, ...afterOpen.map((t) => t.end - timings.t0))
 const rowsInDom = await page.locator('li.turn').count()
 
 // Playback at 16× from the middle: the list follows the current turn; record every frame's duration.
-const frames = await page.evaluate(async () => {
-  const audioEl = document.querySelector('audio') as HTMLAudioElement
-  const scroller = document.querySelector('.turn-scroll') as HTMLElement
-  audioEl.currentTime = 3600
-  audioEl.playbackRate = 16
-  audioEl.muted = true
-  await new Promise((r) => setTimeout(r, 300))
-  const deltas: number[] = []
-  let scrolls = 0
-  let lastScroll = scroller.scrollTop
-  let currentChanges = 0
-  let lastCurrent = document.querySelector('li.turn-current')?.getAttribute('data-turn')
-  await audioEl.play()
-  const until = performance.now() + 8000
-  await new Promise<void>((resolve) => {
-    let last = performance.now()
-    const tick = (now: number) => {
-      deltas.push(now - last)
-      last = now
-      if (scroller.scrollTop !== lastScroll) {
-        scrolls++
-        lastScroll = scroller.scrollTop
+const frames = await page.evaluate(
+  async ({ middle, followMs }) => {
+    const audioEl = document.querySelector('audio') as HTMLAudioElement
+    const scroller = document.querySelector('.turn-scroll') as HTMLElement
+    audioEl.currentTime = middle
+    audioEl.playbackRate = 16
+    audioEl.muted = true
+    await new Promise((r) => setTimeout(r, 300))
+    const deltas: number[] = []
+    let scrolls = 0
+    let lastScroll = scroller.scrollTop
+    let currentChanges = 0
+    let lastCurrent = document.querySelector('li.turn-current')?.getAttribute('data-turn')
+    await audioEl.play()
+    const until = performance.now() + followMs
+    await new Promise<void>((resolve) => {
+      let last = performance.now()
+      const tick = (now: number) => {
+        deltas.push(now - last)
+        last = now
+        if (scroller.scrollTop !== lastScroll) {
+          scrolls++
+          lastScroll = scroller.scrollTop
+        }
+        const current = document.querySelector('li.turn-current')?.getAttribute('data-turn')
+        if (current !== lastCurrent) {
+          currentChanges++
+          lastCurrent = current
+        }
+        if (now < until) requestAnimationFrame(tick)
+        else resolve()
       }
-      const current = document.querySelector('li.turn-current')?.getAttribute('data-turn')
-      if (current !== lastCurrent) {
-        currentChanges++
-        lastCurrent = current
-      }
-      if (now < until) requestAnimationFrame(tick)
-      else resolve()
-    }
-    requestAnimationFrame(tick)
-  })
-  audioEl.pause()
-  return { deltas: deltas.slice(1), scrolls, currentChanges, playedTo: audioEl.currentTime }
-})
+      requestAnimationFrame(tick)
+    })
+    audioEl.pause()
+    return { deltas: deltas.slice(1), scrolls, currentChanges, playedTo: audioEl.currentTime }
+  },
+  { middle: DURATION / 2, followMs: FOLLOW_MS },
+)
 
 const metrics = Object.fromEntries(
   (
@@ -217,10 +225,11 @@ const metrics = Object.fromEntries(
 await browser.close()
 await stack.close()
 
+announceSmoke('bench:transcripts')
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 const d = frames.deltas
 console.log(
-  `bench:transcripts — ${TURNS} turns, ${result.diarization?.segments.length} speaker spans, ${DURATION / 3600} h of audio (result JSON ${mb(jsonBytes)}, ${peaks.data.length} peaks)`,
+  `bench:transcripts — ${TURNS} turns, ${result.diarization?.segments.length} speaker spans, ${(DURATION / 3600).toFixed(2)} h of audio (result JSON ${mb(jsonBytes)}, ${peaks.data.length} peaks)`,
 )
 console.log(`open → first rows on screen:              ${timings.rows.toFixed(0)} ms`)
 console.log(`open → waveform drawn from peaks:         ${timings.waveform.toFixed(0)} ms`)
@@ -230,7 +239,7 @@ console.log(
 console.log(`click a turn → playhead there:            ${timings.inputMs.toFixed(0)} ms`)
 console.log(`rows in the DOM (virtualized):            ${rowsInDom} of ${TURNS + 1}`)
 console.log(
-  `frames while following playback (16×, 8 s): p50 ${percentile(d, 50).toFixed(1)} ms, p95 ${percentile(d, 95).toFixed(1)} ms, p99 ${percentile(d, 99).toFixed(1)} ms, max ${Math.max(...d).toFixed(1)} ms, ${d.filter((x) => x > 50).length} of ${d.length} over 50 ms`,
+  `frames while following playback (16×, ${FOLLOW_MS / 1000} s): p50 ${percentile(d, 50).toFixed(1)} ms, p95 ${percentile(d, 95).toFixed(1)} ms, p99 ${percentile(d, 99).toFixed(1)} ms, max ${Math.max(...d).toFixed(1)} ms, ${d.filter((x) => x > 50).length} of ${d.length} over 50 ms`,
 )
 console.log(
   `  current turn changed ${frames.currentChanges} times, list scrolled ${frames.scrolls} times, played to ${frames.playedTo.toFixed(0)} s`,

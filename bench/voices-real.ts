@@ -12,7 +12,7 @@
 import { DEFAULT_CLUSTER_THRESHOLD } from '../server/engine/diarization/classical.ts'
 import { clusterWindows, slideWindows } from '../server/engine/diarization/windows.ts'
 import { componentsOf, trainUbm } from '../server/engine/speaker/gmm.ts'
-import { createGmmEmbedder } from '../server/engine/speaker/gmm-embedder.ts'
+import { createGmmEmbedder, gmmUbmV2 } from '../server/engine/speaker/gmm-embedder.ts'
 import {
   cosineSimilarity,
   createSpeakerEmbedder,
@@ -29,6 +29,7 @@ import { sustainedToneShare } from '../server/engine/speaker/tonality.ts'
 import {
   amiClips,
   type Clip,
+  fitNapOnFold,
   fsddClips,
   loadRealSpeech,
   loadTakes,
@@ -43,6 +44,9 @@ export interface Scored {
   sameRoom: boolean
   fold: number
 }
+
+/** gmm-ubm-v1's threshold when it shipped (fold-0 rule, docs/voices-and-consents.md), for the comparison. */
+const V1_THRESHOLD = 0.12
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(6)
 
@@ -82,48 +86,95 @@ export async function scoreTrials(embedder: SpeakerEmbedder, clips: Clip[]): Pro
   })
 }
 
-export function printVerification(name: string, scored: Scored[], shipped: number): void {
-  const split = (fold: number) => ({
-    owners: scored.filter((t) => t.fold === fold && t.same),
-    sameRoom: scored.filter((t) => t.fold === fold && !t.same && t.sameRoom),
-    otherRoom: scored.filter((t) => t.fold === fold && !t.same && !t.sameRoom),
-  })
-  const fit = split(0)
-  const held = split(1)
-  console.log(
-    `  ${name}: held-out fold, ${held.owners.length} owner / ${held.sameRoom.length} same-room / ${held.otherRoom.length} different-room trials`,
-  )
-  console.log(
-    `    EER same-room ${pct(eer(held.owners, held.sameRoom).eer)}, different-room ${pct(eer(held.owners, held.otherRoom).eer)}`,
-  )
-  const row = (label: string, threshold: number, s: ReturnType<typeof split>) =>
-    console.log(
-      `    ${label.padEnd(34)} owners accepted ${pct(acceptance(s.owners, threshold))}, same-room FA ${pct(acceptance(s.sameRoom, threshold))}, different-room FA ${pct(acceptance(s.otherRoom, threshold))}`,
-    )
-  row(`shipped threshold ${shipped.toFixed(3)}`, shipped, held)
-  const chosen = thresholdFor(fit.sameRoom, 0.05)
-  row(`fold-0 5% same-room ${chosen.toFixed(3)}`, chosen, held)
-  const both = {
-    owners: [...fit.owners, ...held.owners],
-    sameRoom: [...fit.sameRoom, ...held.sameRoom],
-    otherRoom: [...fit.otherRoom, ...held.otherRoom],
+/** Owners accepted and impostors let through at `threshold`, with the equal error rates, for one set of trials. */
+export interface VerificationFigures {
+  trials: { owners: number; sameRoom: number; otherRoom: number }
+  owners: number
+  sameRoomFa: number
+  otherRoomFa: number
+  eerSameRoom: number
+  eerOtherRoom: number
+}
+
+function figures(scored: Scored[], threshold: number): VerificationFigures {
+  const owners = scored.filter((t) => t.same)
+  const sameRoom = scored.filter((t) => !t.same && t.sameRoom)
+  const otherRoom = scored.filter((t) => !t.same && !t.sameRoom)
+  return {
+    trials: { owners: owners.length, sameRoom: sameRoom.length, otherRoom: otherRoom.length },
+    owners: acceptance(owners, threshold),
+    sameRoomFa: acceptance(sameRoom, threshold),
+    otherRoomFa: acceptance(otherRoom, threshold),
+    eerSameRoom: eer(owners, sameRoom).eer,
+    eerOtherRoom: eer(owners, otherRoom).eer,
   }
-  console.log(
-    `    both folds, each scored by a model that never saw it: ${both.owners.length} owner / ${both.sameRoom.length} same-room / ${both.otherRoom.length} different-room trials`,
+}
+
+/**
+ * Prints the verification figures of held-out scores (`fold` = the fold a trial belongs to; each scored by a model
+ * fitted on the other fold): per fold and both together at the `shipped` threshold, the threshold the fold-0 rule
+ * gives (lowest letting ≤ 5% of fold 0's same-room impostors through) checked on fold 1, and a curve over both
+ * folds (`VOICES_CURVE=0.1,0.2` for chosen thresholds). Returns the figures at `shipped` per fold and both.
+ */
+export function printVerification(
+  name: string,
+  scored: Scored[],
+  shipped: number,
+): Record<'fold0' | 'fold1' | 'both', VerificationFigures> {
+  const fold = (f: number) => scored.filter((t) => t.fold === f)
+  const row = (label: string, f: VerificationFigures) =>
+    console.log(
+      `    ${label.padEnd(30)} owners accepted ${pct(f.owners)}, same-room FA ${pct(f.sameRoomFa)}, different-room FA ${pct(f.otherRoomFa)}`,
+    )
+  const result = {
+    fold0: figures(fold(0), shipped),
+    fold1: figures(fold(1), shipped),
+    both: figures(scored, shipped),
+  }
+  console.log(`  ${name}, every score held out (each fold scored by the model fitted on the other):`)
+  for (const [label, f] of [
+    ['fold 0', result.fold0],
+    ['fold 1', result.fold1],
+    ['both folds', result.both],
+  ] as const) {
+    console.log(
+      `    ${label}: ${f.trials.owners} owner / ${f.trials.sameRoom} same-room / ${f.trials.otherRoom} different-room trials; EER same-room ${pct(f.eerSameRoom)}, different-room ${pct(f.eerOtherRoom)}`,
+    )
+    row(`  at shipped ${shipped.toFixed(3)}`, f)
+  }
+  const chosen = thresholdFor(
+    fold(0).filter((t) => !t.same && t.sameRoom),
+    0.05,
   )
-  console.log(
-    `    EER same-room ${pct(eer(both.owners, both.sameRoom).eer)}, different-room ${pct(eer(both.owners, both.otherRoom).eer)}`,
-  )
+  row(`fold-0 rule ${chosen.toFixed(3)} on fold 1`, figures(fold(1), chosen))
   const steps = (process.env.VOICES_CURVE ?? '').split(',').filter(Boolean).map(Number)
-  const scores = both.owners
+  const scores = scored
+    .filter((t) => t.same)
     .map((t) => t.score)
     .filter(Number.isFinite)
     .sort((a, b) => a - b)
   const curve = steps.length
     ? steps
     : [0.02, 0.05, 0.1, 0.2, 0.3].map((q) => scores[Math.floor(q * scores.length)] as number)
-  for (const threshold of [...curve, shipped].sort((a, b) => a - b))
-    row(`  ${threshold.toFixed(3)}`, threshold, both)
+  console.log('    curve, both folds:')
+  for (const threshold of [...curve, shipped, chosen].sort((a, b) => a - b))
+    row(`  ${threshold.toFixed(3)}`, figures(scored, threshold))
+  return result
+}
+
+/** The old and new verifiers' figures at their thresholds, side by side. */
+function printComparison(columns: { name: string; figures: ReturnType<typeof printVerification> }[]): void {
+  console.log(`  side by side: ${columns.map((c) => c.name).join(' | ')}`)
+  const line = (label: string, value: (f: ReturnType<typeof printVerification>) => number) =>
+    console.log(`    ${label.padEnd(36)} ${columns.map((c) => pct(value(c.figures))).join('  | ')}`)
+  for (const part of ['both', 'fold0', 'fold1'] as const) {
+    const label = part === 'both' ? 'both folds' : `held-out ${part.replace('fold', 'fold ')}`
+    line(`${label}: owners accepted`, (f) => f[part].owners)
+    line(`${label}: same-room FA`, (f) => f[part].sameRoomFa)
+    line(`${label}: different-room FA`, (f) => f[part].otherRoomFa)
+    line(`${label}: EER same-room`, (f) => f[part].eerSameRoom)
+    line(`${label}: EER different-room`, (f) => f[part].eerOtherRoom)
+  }
 }
 
 /** The screen as it was before the speaker-model check (diarizer clusters, MFCC-mean confirmation at 0.9). */
@@ -308,18 +359,32 @@ export async function benchRealSpeech(): Promise<void> {
   }
 
   // Speaker verification: 4 s FSDD clips and 1.5–4 s AMI clips, pairs within each fold. Fold 1 is scored by the
-  // shipped embedder (its model never saw fold 1); fold 0 by the same recipe fitted on fold 1, so every score is
-  // held out and the threshold can be chosen on fold 0 and checked on fold 1.
+  // shipped embedder (its models never saw fold 1); fold 0 by the same recipe fitted on fold 1, so every score is
+  // held out and the threshold can be chosen on fold 0 and checked on fold 1. The old recipe (v1) is scored the
+  // same way beside the new one.
   const clips = [...fsddClips(takes, 4, 3), ...amiClips(real.meetings, 1.5, 4)]
-  const embedder = createSpeakerEmbedder()
-  const mirrored = createGmmEmbedder(mirroredUbm)
   const inFold = (fold: number) => clips.map((c) => ({ ...c, fold: c.fold === fold ? c.fold : -1 }))
-  const scored = [
-    ...(await scoreTrials(embedder, inFold(1))),
-    ...(await scoreTrials(mirrored, inFold(0))),
-  ].filter((t) => t.fold >= 0)
-  console.log(`Speaker verification (${embedder.version}, ${clips.length} clips):`)
-  printVerification(embedder.version, scored, DEFAULT_VERIFICATION_THRESHOLD)
+  const heldOut = async (shipped: SpeakerEmbedder, mirrored: SpeakerEmbedder) =>
+    [...(await scoreTrials(shipped, inFold(1))), ...(await scoreTrials(mirrored, inFold(0)))].filter(
+      (t) => t.fold >= 0,
+    )
+  const embedder = createSpeakerEmbedder()
+  const mirroredNap = fitNapOnFold(mirroredUbm, real.meetings, takes, 1)
+  console.log(`Speaker verification (${clips.length} clips):`)
+  const v1 = printVerification(
+    `gmm-ubm-v1 at ${V1_THRESHOLD}`,
+    await heldOut(createGmmEmbedder(SPEAKER_MODEL), createGmmEmbedder(mirroredUbm)),
+    V1_THRESHOLD,
+  )
+  const v2 = printVerification(
+    `${embedder.version} at ${DEFAULT_VERIFICATION_THRESHOLD}`,
+    await heldOut(embedder, createGmmEmbedder(mirroredUbm, gmmUbmV2(mirroredNap))),
+    DEFAULT_VERIFICATION_THRESHOLD,
+  )
+  printComparison([
+    { name: `gmm-ubm-v1 at ${V1_THRESHOLD}`, figures: v1 },
+    { name: `${embedder.version} at ${DEFAULT_VERIFICATION_THRESHOLD}`, figures: v2 },
+  ])
   if (process.env.VOICES_BENCH_BEFORE) {
     const before = createMfccEmbedder()
     printVerification(`${before.version} at 0.45`, await scoreTrials(before, clips), 0.45)

@@ -3,6 +3,9 @@
  * the speaker embedding's cost per second of audio, the verification equal error rate with its threshold, and the
  * cloning approximation measured on reference speakers (eSpeak voices and speakers cut from the AMI excerpts):
  * F0-median error and speaker similarity of the clone against the plain base voice.
+ *
+ * Smoke mode (`--smoke`, bench/smoke.ts): one run of a 5 s sample, four meetings, three cloning references, and the
+ * real-speech section (a speaker model fitted on every recording) left out.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +19,7 @@ import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../server
 import { createSpeechService } from '../server/speech/app.ts'
 import { spokenPcm, wavFile } from '../server/testing/spoken-audio.ts'
 import { loadMeetings } from './eval-diarization.ts'
+import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { measureEer, singleSpeakerSegments } from './speaker-eer.ts'
 import { percentile } from './stats.ts'
 
@@ -27,7 +31,11 @@ if (process.env.VOICES_BENCH === 'real') {
   process.exit(0)
 }
 
-const RUNS = Number(process.env.RUNS ?? 8)
+const RUNS = count(8, 1, 'RUNS')
+const SAMPLE_SECONDS = SMOKE ? [5] : [5, 30]
+const MEETINGS = count(Number.POSITIVE_INFINITY, 4)
+const REFERENCES = count(10, 3)
+announceSmoke('bench:voices')
 const TEXT =
   'The weather today is bright and calm. The river runs slowly past the old mill, and the children play by the bridge while their parents talk about the harvest.'
 
@@ -53,7 +61,7 @@ async function toMono16k(pcm: Int16Array): Promise<Float32Array> {
 const dir = mkdtempSync(join(tmpdir(), 'bench-voices-'))
 const service = await createSpeechService({ dataDir: dir, synthesizer: synth })
 const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
-const key = service.keys.create({ kind: 'organization', org: 'bench' }).key
+const key = (await service.keys.create({ kind: 'organization', org: 'bench' })).key
 
 async function createVoice(sample: Buffer, transcript?: string): Promise<number> {
   const form = new FormData()
@@ -71,7 +79,7 @@ async function createVoice(sample: Buffer, transcript?: string): Promise<number>
 }
 
 console.log(`Saved-voice creation, ${RUNS} runs each (preparation ${PREPARATION_VERSION})`)
-for (const seconds of [5, 30]) {
+for (const seconds of SAMPLE_SECONDS) {
   const sample = wavFile(await pcmSeconds(seconds))
   for (const transcript of [undefined, TEXT]) {
     const times: number[] = []
@@ -86,7 +94,7 @@ await service.close()
 rmSync(dir, { recursive: true, force: true })
 
 // 2. Embedding cost per second of audio, on real meeting audio.
-const meetings = await loadMeetings()
+const meetings = (await loadMeetings()).slice(0, MEETINGS)
 const meetingAudio = meetings[0]?.audio as Float32Array
 const embedRuns: number[] = []
 for (let i = 0; i < RUNS; i++) {
@@ -136,13 +144,16 @@ const medianHz16k = (audio: Float32Array) =>
   ).medianHz
 
 const references: { name: string; audio: Float32Array }[] = []
-for (const voice of ['marcus_deep_male_21', 'english_40', 'amber_warm_female_18', 'pixie_06']) {
+for (const voice of ['marcus_deep_male_21', 'english_40', 'amber_warm_female_18', 'pixie_06'].slice(
+  0,
+  REFERENCES,
+)) {
   references.push({ name: `eSpeak ${voice}`, audio: await toMono16k(await spokenPcm(synth, TEXT, voice)) })
 }
 const seen = new Set<string>()
 for (const meeting of meetings) {
   for (const segment of singleSpeakerSegments(meeting, 4, 8)) {
-    if (seen.has(segment.speaker) || references.length >= 10) continue
+    if (seen.has(segment.speaker) || references.length >= REFERENCES) continue
     seen.add(segment.speaker)
     references.push({
       name: `AMI ${segment.speaker} (${meeting.id})`,
@@ -192,5 +203,6 @@ console.log(
 )
 await synth.close()
 
-// 5. The consent screen and speaker verification on real people.
-await benchRealSpeech()
+// 5. The consent screen and speaker verification on real people (minutes of model fitting: not in smoke mode).
+if (SMOKE) console.log('\nReal speech: left out of the smoke run (npm run bench:voices runs it)')
+else await benchRealSpeech()

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSpeechService } from '../server/speech/app.ts'
 import { connectWs } from '../server/testing/ws-client.ts'
+import { announceSmoke, SMOKE } from './smoke.ts'
 import { percentile, summary } from './stats.ts'
 
-const PHRASES = [
+const ALL_PHRASES = [
   'Hello there.',
   'This is a short update on the project, written the way a person might type it out.',
   'We shipped the first part last week, and the feedback has been mostly positive, although a few people asked for clearer error messages and a faster start.',
@@ -18,6 +19,9 @@ const PHRASES = [
   'Thanks for listening.',
   'One more thing: the team will meet on Thursday at ten, so please bring your notes, your questions and, if you can, a short demo of what you built this month, because demos make the discussion concrete and keep it short.',
 ].map((p) => `${p.padEnd(50, ' ')} `)
+/** Smoke mode (`--smoke`, bench/smoke.ts): two phrases at 1 and 2 sessions. */
+const PHRASES = SMOKE ? ALL_PHRASES.slice(0, 2) : ALL_PHRASES
+const CONCURRENCY = SMOKE ? [1, 2] : [1, 2, 10]
 const PAUSE_MS = 400
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-ws-'))
@@ -33,7 +37,7 @@ interface SessionResult {
 const QUIET_MS = 1000
 
 async function session(org: string): Promise<SessionResult> {
-  const key = speech.keys.create({ kind: 'organization', org }).key
+  const key = (await speech.keys.create({ kind: 'organization', org })).key
   const client = await connectWs(`${base}/v1/tts/realtime?voice=english_40`, key)
   if (!('socket' in client)) throw new Error(`refused: ${JSON.stringify(client.body)}`)
   let deltas: number[] = []
@@ -73,10 +77,11 @@ async function session(org: string): Promise<SessionResult> {
   return { phraseDelays, maxGap }
 }
 
+announceSmoke('bench:ws')
 console.log(
   `bench:ws — ${PHRASES.length} phrases of 50–${Math.max(...PHRASES.map((p) => p.length))} characters, ${PAUSE_MS} ms apart`,
 )
-for (const concurrency of [1, 2, 10]) {
+for (const concurrency of CONCURRENCY) {
   const results = await Promise.all(
     Array.from({ length: concurrency }, (_, i) => session(`bench-${concurrency}-${i}`)),
   )

@@ -1,6 +1,11 @@
 import AxeBuilder from '@axe-core/playwright'
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test'
-import { e2eDeadUpstreamBaseURL, e2eSignInBaseURL, e2eUsers } from '../playwright.config.ts'
+import {
+  e2eDeadUpstreamBaseURL,
+  e2eNoUsersBaseURL,
+  e2eSignInBaseURL,
+  e2eUsers,
+} from '../playwright.config.ts'
 
 /**
  * The app shell against the real backend: its automatic local admin session, the real health report, and (on the
@@ -217,6 +222,8 @@ test.describe('sign-in page, against a studio with real users', () => {
     await expect(page).toHaveTitle(/Sign in/)
     await expect(mainNav(page)).toHaveCount(0)
     expect(await seriousViolations(page)).toEqual([])
+    // Users exist: no word about making the first one.
+    await expect(page.getByRole('heading', { name: 'No one can sign in yet' })).toHaveCount(0)
   })
 
   test('empty fields get their errors beside the fields, tied to them', async ({ page }) => {
@@ -324,5 +331,21 @@ test.describe('sign-in page, against a studio with real users', () => {
     )
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in' })).toBeVisible()
     expect((await page.request.get('/api/auth/me')).status()).toBe(401)
+  })
+})
+
+test.describe('sign-in page, against a studio with a remote service and no users yet', () => {
+  test.use({ baseURL: e2eNoUsersBaseURL })
+
+  test('says how the first user is made, at phone width too', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect((await page.request.get('/api/auth/me')).status()).toBe(401)
+    await page.goto('/')
+    const note = page.getByRole('region', { name: 'No one can sign in yet' })
+    await expect(note).toBeVisible()
+    await expect(note.getByText('npm run users -- add YOUR-NAME --role admin')).toBeVisible()
+    await expect(page.getByLabel('Name')).toBeVisible()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await seriousViolations(page)).toEqual([])
   })
 })

@@ -1,5 +1,5 @@
-// `npm test`: unit tests (Vitest) then end-to-end tests (Playwright), totalled on a last line
-// `N passed, N failed` as CI expects.
+// `npm test`: unit and integration tests (Vitest), end-to-end tests (Playwright), then every benchmark in its smoke
+// mode (bench/smoke.ts), totalled on a last line `N passed, N failed` as CI expects.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 
@@ -38,10 +38,38 @@ const e2e = run(
   (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected }),
 )
 
-const passed = unit.passed + e2e.passed
-const failed = unit.failed + e2e.failed
+/**
+ * Every benchmark `package.json` runs (`bench:*`, `eval:*`), once each with `--smoke`: tiny counts, so that none can
+ * stop working unnoticed. The figures are printed, never judged; each run counts as one test, failed when it exits
+ * non-zero, crashes or hangs past its time.
+ */
+const BENCH_TIMEOUT_MS = 5 * 60_000
+const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts
+const bench = { passed: 0, failed: 0 }
+for (const name of Object.keys(scripts).filter((n) => /^(bench|eval):/.test(n))) {
+  console.log(`\n--- ${name} --smoke`)
+  const started = Date.now()
+  const result = spawnSync('npm', ['run', '--silent', name, '--', '--smoke'], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_SMOKE: '1' },
+    timeout: BENCH_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+  })
+  const seconds = ((Date.now() - started) / 1000).toFixed(0)
+  if (result.status === 0) bench.passed++
+  else {
+    bench.failed++
+    const why = result.error?.code === 'ETIMEDOUT' ? 'timed out' : `exit ${result.status ?? result.signal}`
+    console.error(`${name} --smoke failed (${why})`)
+  }
+  console.log(`--- ${name} --smoke: ${result.status === 0 ? 'ran' : 'FAILED'} in ${seconds} s`)
+}
+
+const passed = unit.passed + e2e.passed + bench.passed
+const failed = unit.failed + e2e.failed + bench.failed
 console.log(
-  `unit: ${unit.passed} passed, ${unit.failed} failed; e2e: ${e2e.passed} passed, ${e2e.failed} failed`,
+  `vitest: ${unit.passed} passed, ${unit.failed} failed; e2e: ${e2e.passed} passed, ${e2e.failed} failed; ` +
+    `bench smoke: ${bench.passed} passed, ${bench.failed} failed`,
 )
 console.log(`${passed} passed, ${failed} failed`)
 process.exitCode = failed > 0 ? 1 : 0

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis'
 import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
 import { redactingLogger } from './logging.ts'
 import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
+import { sharedLimitsFromEnv } from './speech/limits/pools.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
 import { isLoopbackName, parseOrigins } from './studio/host-guard.ts'
 import { openStudioStorage, Settings } from './studio/store/db.ts'
@@ -45,15 +46,25 @@ if (process.env.SVC_BASE_URL) {
     throw new Error('SVC_BASE_URL is set but SVC_API_KEY is not: the backend needs a key for the service.')
   upstream = { baseUrl: process.env.SVC_BASE_URL, apiKey, kind: 'remote' }
 } else {
-  speech = await createSpeechService({ dataDir: dir, logger, limits: limitsFromEnv() })
+  // The service's state goes where the backend's does: speech.db beside studio.db, or the same PostgreSQL database
+  // in its own schema (SPEECH_DATABASE_SCHEMA, default `speech`).
+  speech = await createSpeechService({
+    dataDir: dir,
+    databaseUrl: process.env.DATABASE_URL,
+    databaseSchema: process.env.SPEECH_DATABASE_SCHEMA,
+    logger,
+    limits: limitsFromEnv(),
+    // With REDIS_URL the concurrency limits are leases in Redis, shared by every instance (docs/deploy.md).
+    sharedLimits: sharedLimitsFromEnv(),
+  })
   const speechPort = envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
   await speech.app.listen({ port: speechPort, host: LOOPBACK })
   const address = speech.app.server.address()
   const port = typeof address === 'object' && address ? address.port : speechPort
   // Provision (once) an organization and key of the embedded service for the backend's own use.
   let apiKey = await settings.get('embedded_api_key')
-  if (!apiKey || !speech.keys.authenticate(apiKey)) {
-    apiKey = speech.keys.create({ kind: 'organization', org: 'local', label: 'studio backend' }).key
+  if (!apiKey || !(await speech.keys.authenticate(apiKey))) {
+    apiKey = (await speech.keys.create({ kind: 'organization', org: 'local', label: 'studio backend' })).key
     await settings.set('embedded_api_key', apiKey)
   }
   upstream = { baseUrl: `http://${LOOPBACK}:${port}`, apiKey, kind: 'embedded' }

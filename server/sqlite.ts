@@ -4,7 +4,9 @@ import { closeOff, privateDir, privateFile } from './storage/private-files.ts'
 
 /**
  * Opens `dir/file` in WAL mode with foreign keys on and runs the migrations it has not seen yet, each in its own
- * transaction; the database's user_version records how many have run. Both servers keep their state this way.
+ * transaction; the database's user_version records how many have run. This is how both servers kept their state
+ * before the storage layer (server/storage); it stays only so upgrade tests can write a data directory exactly as
+ * those releases did (studio.db, speech.db) and prove it is adopted.
  * The file is made 0600 (in a 0700 folder) before SQLite opens it, so SQLite gives its -wal and -shm files the same
  * mode; ones left by an older version are closed off too.
  */

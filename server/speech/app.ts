@@ -14,6 +14,7 @@ import {
 } from '../engine/speaker/index.ts'
 import { createStreamingVad } from '../engine/vad/index.ts'
 import { ApiError, clientErrorHandler, errorHandler, newRequestId, sendApiError } from './errors.ts'
+import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
 import { callRoutes } from './routes/calls.ts'
@@ -25,15 +26,19 @@ import { sttRealtimeRoutes } from './routes/stt-realtime.ts'
 import { transcriptionRoutes } from './routes/transcriptions.ts'
 import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
-import { SlotPool } from './slots.ts'
+import type { SlotPool } from './slots.ts'
 import { ClientSecretStore } from './store/client-secrets.ts'
-import { openSpeechDb } from './store/db.ts'
+import { openSpeechStorage, pingDatabase } from './store/db.ts'
 import { KeyStore } from './store/keys.ts'
 import { VoiceStore } from './store/voices.ts'
 import { VoiceService } from './voices/voice-service.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
+  /** PostgreSQL instead of DATA_DIR/speech.db (`DATABASE_URL`; store/db.ts). */
+  databaseUrl?: string | undefined
+  /** The PostgreSQL schema of the service's tables (`SPEECH_DATABASE_SCHEMA`, default `speech`). */
+  databaseSchema?: string | undefined
   synthesizer?: Synthesizer
   recognizer?: Recognizer
   /** Upload diarization (default: the engine's diarizer). A diarizer that throws is how `failed` is tested. */
@@ -47,6 +52,8 @@ export interface SpeechServiceOptions {
   preparationVersion?: string
   logger?: FastifyServerOptions['logger']
   limits?: Partial<SpeechLimits>
+  /** Keep the concurrency limits in Redis, shared by every instance (`REDIS_URL`; limits/redis-slots.ts). */
+  sharedLimits?: SharedLimitsOptions | undefined
 }
 
 export interface SpeechLimits {
@@ -121,27 +128,32 @@ export interface SpeechService {
 
 /** The local speech service: the spec's HTTP API over the local engines, state in `dataDir`. */
 export async function createSpeechService(opts: SpeechServiceOptions): Promise<SpeechService> {
-  const db = openSpeechDb(opts.dataDir)
-  const keys = new KeyStore(db)
+  const storage = await openSpeechStorage({
+    dataDir: opts.dataDir,
+    databaseUrl: opts.databaseUrl,
+    schema: opts.databaseSchema,
+  })
+  const keys = new KeyStore(storage)
   // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted (keys.ts).
-  keys.deleteExpiredEphemeral()
+  await keys.deleteExpiredEphemeral()
   const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }
-  const ttsSlots = new SlotPool(limits.ttsPerOwner, limits.ttsWaiters)
-  const asrSlots = new SlotPool(limits.asrPerOwner)
+  const pools = await openSlotPools(limits, opts.sharedLimits)
+  const ttsSlots = pools.tts
+  const asrSlots = pools.asr
   const sttSessions = new Set<SttSession>()
   const diarizationEnabled = opts.diarizationEnabled ?? process.env.SPEECH_DIARIZATION !== 'off'
   const diarizer = opts.diarizer ?? createDiarizer()
   const speakerTracker = opts.speakerTracker ?? createOnlineSpeakerTracker
   const recognizer = opts.recognizer ?? createPocketSphinxRecognizer()
   const voices = new VoiceService({
-    store: new VoiceStore(db, opts.dataDir),
+    store: await VoiceStore.open(storage, opts.dataDir),
     synthesizer,
     recognizer,
     embedder: opts.embedder ?? createSpeakerEmbedder(),
     screen: screenRecording,
     verificationThreshold: limits.verificationThreshold,
-    cloning: new SlotPool(limits.cloningConcurrency, limits.cloningQueue),
+    cloning: pools.cloning,
     cloningWaitMs: limits.cloningWaitMs,
     preparationVersion: opts.preparationVersion,
     preparationDeadlineMs: limits.preparationDeadlineMs,
@@ -177,14 +189,29 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   await app.register(multipart)
   const openApi = buildOpenApiDocument()
   app.get('/openapi.json', async () => openApi)
-  app.get('/health', async () => ({
-    status: 'ok',
-    engines: {
-      synthesis: true,
-      recognition: await recognizer.available(),
-      diarization: diarizationEnabled,
-    },
-  }))
+  // A database that does not answer makes the instance unhealthy (503), so a load balancer sends work elsewhere.
+  app.get('/health', async (_request, reply) => {
+    const [database, recognition, limitStore] = await Promise.all([
+      pingDatabase(storage.db),
+      recognizer.available(),
+      pools.health(),
+    ])
+    // Without its shared limits (Redis) the instance refuses new work with 503, so it is unhealthy too.
+    const healthy = database.reachable && limitStore.reachable
+    return reply
+      .code(healthy ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({
+        status: healthy ? 'ok' : 'unavailable',
+        limits: limitStore,
+        engines: { synthesis: true, recognition, diarization: diarizationEnabled },
+        database: {
+          backend: storage.dialect,
+          reachable: database.reachable,
+          latency_ms: database.latencyMs,
+        },
+      })
+  })
   speechRoutes(app, {
     keys,
     synthesizer,
@@ -206,7 +233,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     idleMs: limits.ttsIdleMs,
     maxSessionMs: limits.ttsSessionMs,
   })
-  const secrets = new ClientSecretStore(db, keys)
+  const secrets = new ClientSecretStore(storage, keys)
   transcriptionRoutes(app, {
     keys,
     recognizer,
@@ -229,7 +256,8 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     for (const session of sttSessions) session.dispose()
     if (!opts.synthesizer) await synthesizer.close()
     if (!opts.recognizer) await recognizer.close()
-    db.close()
+    await storage.close()
+    await pools.close()
   })
   return { app, keys, voices, synthesizer, ttsSlots, asrSlots, sttSessions, close: () => app.close() }
 }

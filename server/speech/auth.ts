@@ -12,16 +12,16 @@ declare module 'fastify' {
  * Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the spec's envelope. With
  * `durableFor`, ephemeral credentials are refused first (spec 5.4), whatever permissions they carry.
  */
-export function authenticate(
+export async function authenticate(
   keys: KeyStore,
   request: FastifyRequest,
   permission: Permission,
   durableFor?: string,
-): Principal {
+): Promise<Principal> {
   const header = request.headers.authorization
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
   if (!match) throw missingKey()
-  const principal = keys.authenticate(match[1] as string)
+  const principal = await keys.authenticate(match[1] as string)
   if (!principal) throw invalidKey()
   if (durableFor && principal.kind === 'ephemeral') throw durableKeyRequired(durableFor)
   if (!principal.permissions.has(permission)) throw missingPermission(permission)

@@ -41,7 +41,7 @@ describe('POST /v1/realtime/client_secrets', () => {
     expect(body.expires_at).toBeGreaterThanOrEqual(before + 600)
     expect(body.expires_at).toBeLessThanOrEqual(before + 602)
     expect(body.session.diarization).toEqual({ enabled: true, status: 'active', max_speakers: 3 })
-    const principal = svc.service.keys.authenticate(body.value)
+    const principal = await svc.service.keys.authenticate(body.value)
     expect(principal?.kind).toBe('ephemeral')
     expect([...(principal?.permissions ?? [])]).toEqual(['audio:transcribe'])
   })
@@ -109,7 +109,7 @@ describe('POST /v1/realtime/client_secrets', () => {
 
   it('needs audio:transcribe, and a durable key: an ek_ cannot mint another', async () => {
     expect((await mint({}, null)).status).toBe(401)
-    const ttsOnly = svc.service.keys.create({
+    const ttsOnly = await svc.service.keys.create({
       kind: 'organization',
       org: 'test-org',
       permissions: ['tts:generate'],
@@ -122,16 +122,16 @@ describe('POST /v1/realtime/client_secrets', () => {
   })
 
   it('lets a legacy key mint a secret that resolves to the legacy owner', async () => {
-    const legacy = svc.service.keys.create({ kind: 'legacy' })
+    const legacy = await svc.service.keys.create({ kind: 'legacy' })
     const res = await mint({}, legacy.key)
     expect(res.status).toBe(200)
     const { value } = (await res.json()) as { value: string }
-    expect(svc.service.keys.authenticate(value)?.ownerId).toBe(
-      svc.service.keys.authenticate(legacy.key)?.ownerId,
+    expect((await svc.service.keys.authenticate(value))?.ownerId).toBe(
+      (await svc.service.keys.authenticate(legacy.key))?.ownerId,
     )
     // A second secret reuses the same owner row.
     const again = (await (await mint({}, legacy.key)).json()) as { value: string }
-    expect(svc.service.keys.authenticate(again.value)?.ownerId).toBe(legacy.id)
+    expect((await svc.service.keys.authenticate(again.value))?.ownerId).toBe(legacy.id)
   })
 
   it('opens a realtime session with the minted configuration, and nothing that manages voices', async () => {

@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { summarizePitch, trackPitch } from '../engine/markup/pitch.ts'
@@ -82,7 +81,7 @@ describe('one-request cloning, multipart', () => {
 
   it('is never saved or listed', async () => {
     await clone({}, lowWav)
-    expect(readdirSync(svc.service.voices.store.artifactDir('voices', ''))).toEqual([])
+    expect(await svc.service.voices.store.artifactIds('voices')).toEqual([])
     const res = await fetch(`${svc.baseUrl}/v1/voices?model=svc-tts-2-latest`, { headers: auth() })
     const { data } = (await res.json()) as { data: { type: string }[] }
     expect(data.some((v) => v.type === 'saved')).toBe(false)

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiErrorBody } from '../../schema/index.ts'
+import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 import { clientGone } from './lease.ts'
 
 /** Request ids are ours (`req_` and 24 hex digits); a client-sent id header is not trusted. */
@@ -140,6 +141,17 @@ export const noGenerationSlot = () =>
     { 'retry-after': '1' },
   )
 
+export const databaseUnavailable = () =>
+  new ApiError(
+    503,
+    'envelope',
+    'The service cannot reach its database. Retry after the Retry-After delay.',
+    'service_unavailable',
+    null,
+    'server_error',
+    { 'retry-after': '5' },
+  )
+
 /** A plain request to a WebSocket route; the plugin's own answer would be a bare 404 without a body. */
 export const upgradeRequired = () =>
   new ApiError(
@@ -186,6 +198,14 @@ function clientWentAway(error: FastifyError, request: FastifyRequest, reply: Fas
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (clientGone(reply.raw)) return clientWentAway(error, request, reply)
   if (error instanceof ApiError) return sendApiError(reply, error)
+  // A database that cannot answer now (down, restarting, out of connections) is no verdict on the request: 503, retry.
+  if (isStorageUnavailable(error)) {
+    request.log.warn({ code: error.code, reason: error.message }, 'database unavailable')
+    return sendApiError(reply, databaseUnavailable())
+  }
+  // A value the database itself refused (PostgreSQL: out of range, a NUL in text) came with the request.
+  if (isValueRefused(error))
+    return sendApiError(reply, badRequest('A value of the request cannot be stored as given.'))
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return sendApiError(

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,7 @@ import { CONSENT_PHRASE } from '../../schema/index.ts'
 import { createEspeakSynthesizer } from '../engine/index.ts'
 import { parseRawResponse, rawRequest, rawSocket, specErrorProblem } from '../testing/raw-http.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { speechTestDatabase } from '../testing/speech-database.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 
 /**
@@ -196,7 +197,7 @@ describe('clients that go away are not logged as errors', () => {
 })
 
 describe('data files are for the service’s user only', () => {
-  it('creates the database, its WAL files and a consent’s files 0600 in 0700 folders, whatever the umask', async () => {
+  it('creates the database and its WAL files 0600 in a 0700 folder, and no audio file, whatever the umask', async () => {
     const synth = await createEspeakSynthesizer({ workers: 1 })
     const pad = new Int16Array(12_000)
     const recording = wavFile(
@@ -204,6 +205,7 @@ describe('data files are for the service’s user only', () => {
     )
     const dir = mkdtempSync(join(tmpdir(), 'speech-modes-'))
     const dataDir = join(dir, 'data')
+    const database = speechTestDatabase(dataDir)
     // A umask that would leave everything world-readable and -writable.
     const umask = process.umask(0)
     let local: RunningService | undefined
@@ -223,28 +225,17 @@ describe('data files are for the service’s user only', () => {
       const { id } = (await res.json()) as { id: string }
 
       const mode = (path: string) => (statSync(path).mode & 0o777).toString(8)
-      const consentDir = local.service.voices.store.artifactDir('consents', id)
-      for (const folder of [
-        dataDir,
-        join(dataDir, 'voice-store'),
-        join(dataDir, 'voice-store', 'consents'),
-        join(dataDir, 'voice-store', 'voices'),
-        join(dataDir, 'voice-store', 'staging'),
-        consentDir,
-      ])
-        expect([folder, mode(folder)]).toEqual([folder, '700'])
-      for (const file of [
-        join(dataDir, 'speech.db'),
-        join(dataDir, 'speech.db-wal'),
-        join(dataDir, 'speech.db-shm'),
-        join(consentDir, 'audio.f32'),
-        join(consentDir, 'embedding.f32'),
-        join(consentDir, 'embedder.txt'),
-      ])
-        expect([file, mode(file)]).toEqual([file, '600'])
+      expect(await local.service.voices.store.artifactIds('consents')).toEqual([id])
+      expect([dataDir, mode(dataDir)]).toEqual([dataDir, '700'])
+      // The recording is a row of the database (store/db.ts), never a file of its own.
+      expect(existsSync(join(dataDir, 'voice-store'))).toBe(false)
+      const files = database.backend === 'sqlite' ? ['speech.db', 'speech.db-shm', 'speech.db-wal'] : []
+      expect(readdirSync(dataDir).sort()).toEqual(files)
+      for (const file of files.map((f) => join(dataDir, f))) expect([file, mode(file)]).toEqual([file, '600'])
     } finally {
       process.umask(umask)
       await local?.close()
+      await database.drop()
       await synth.close()
       rmSync(dir, { recursive: true, force: true })
     }

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { voiceParamsFor } from '../engine/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { speechTestDatabase } from '../testing/speech-database.ts'
 import { connectWs } from '../testing/ws-client.ts'
 
 /**
@@ -16,10 +17,16 @@ import { connectWs } from '../testing/ws-client.ts'
 const run = promisify(execFile)
 const TSX = resolve('node_modules/.bin/tsx')
 
-/** `npm run keys -- …` on `dataDir`: exit code and output. */
+/** Data directories whose databases the tests made (PostgreSQL: a schema each, dropped at the end). */
+const dataDirs = new Set<string>()
+
+/** `npm run keys -- …` on `dataDir` and its test database (either backend): exit code and output. */
 async function keysCli(dataDir: string, ...args: string[]) {
+  dataDirs.add(dataDir)
   try {
-    const { stdout, stderr } = await run(TSX, ['server/speech/keys-cli.ts', ...args, '--data', dataDir])
+    const { stdout, stderr } = await run(TSX, ['server/speech/keys-cli.ts', ...args, '--data', dataDir], {
+      env: { ...process.env, ...speechTestDatabase(dataDir).env },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }
@@ -27,11 +34,20 @@ async function keysCli(dataDir: string, ...args: string[]) {
   }
 }
 
+/** The service on `dataDir` (kept for a restart or the CLI). */
+function startOn(dataDir: string) {
+  dataDirs.add(dataDir)
+  return startSpeechService({ dataDir })
+}
+
 let dir: string
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'speech-keys-'))
 })
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(async () => {
+  for (const data of dataDirs) await speechTestDatabase(data).drop()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 const speak = (svc: RunningService, key: string, voice: unknown) =>
   fetch(`${svc.baseUrl}/v1/audio/speech`, {
@@ -56,7 +72,7 @@ describe('npm run keys -- create --permissions', () => {
     const out = await keysCli(data, 'create', '--org', 'acme', '--permissions', 'audio:transcribe')
     expect(out.code).toBe(0)
     const key = out.stdout.trim().split('\n').at(-1) as string
-    const svc = await startSpeechService({ dataDir: data })
+    const svc = await startOn(data)
     try {
       const res = await speak(svc, key, 'eleanor_somber_female_32')
       expect(res.status).toBe(403)
@@ -70,32 +86,33 @@ describe('npm run keys -- create --permissions', () => {
 describe('expired ephemeral keys', () => {
   it('are deleted when another is minted, and at start-up', async () => {
     const data = join(dir, 'expiry')
-    let svc = await startSpeechService({ dataDir: data })
-    const ephemeral = () => svc.service.keys.list().filter((k) => k.kind === 'ephemeral')
+    let svc = await startOn(data)
+    const ephemeral = async () => (await svc.service.keys.list()).filter((k) => k.kind === 'ephemeral')
     try {
-      const expired = svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', ttlSeconds: 0 })
-      expect(ephemeral().map((k) => k.id)).toEqual([expired.id])
+      const expired = await svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', ttlSeconds: 0 })
+      expect((await ephemeral()).map((k) => k.id)).toEqual([expired.id])
       const minted = await fetch(`${svc.baseUrl}/v1/realtime/client_secrets`, {
         method: 'POST',
         headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
         body: '{}',
       })
       expect(minted.status).toBe(200)
-      const live = svc.service.keys.authenticate(((await minted.json()) as { value: string }).value)
-      expect(ephemeral().map((k) => k.id)).toEqual([live?.keyId])
+      const live = await svc.service.keys.authenticate(((await minted.json()) as { value: string }).value)
+      expect((await ephemeral()).map((k) => k.id)).toEqual([live?.keyId])
 
-      svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', ttlSeconds: 0 })
-      expect(ephemeral()).toHaveLength(2)
+      await svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', ttlSeconds: 0 })
+      expect(await ephemeral()).toHaveLength(2)
     } finally {
       await svc.close()
     }
-    svc = await startSpeechService({ dataDir: data })
+    svc = await startOn(data)
     try {
-      expect(ephemeral()).toHaveLength(1)
+      expect(await ephemeral()).toHaveLength(1)
     } finally {
       await svc.close()
     }
-  }, 30_000)
+    // Two service starts and a restart: slow on a loaded machine.
+  }, 60_000)
 })
 
 describe('an ephemeral key and a saved voice', () => {
@@ -106,9 +123,11 @@ describe('an ephemeral key and a saved voice', () => {
   beforeAll(async () => {
     svc = await startSpeechService()
     // What `npm run keys -- create --ephemeral --org test-org --permissions tts:generate` makes.
-    ek = svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', permissions: ['tts:generate'] }).key
-    const owner = svc.service.keys.authenticate(svc.apiKey)?.ownerId as string
-    const voice = svc.service.voices.store.createVoice(
+    ek = (
+      await svc.service.keys.create({ kind: 'ephemeral', org: 'test-org', permissions: ['tts:generate'] })
+    ).key
+    const owner = (await svc.service.keys.authenticate(svc.apiKey))?.ownerId as string
+    const voice = await svc.service.voices.store.createVoice(
       owner,
       {
         name: 'Narrator',

@@ -1,16 +1,17 @@
 import { dataDir, parseFlags } from '../config.ts'
-import { openSpeechDb } from './store/db.ts'
+import { openSpeechStorage } from './store/db.ts'
 import { type KeyKind, KeyStore, parsePermissions } from './store/keys.ts'
 
 /**
  * `npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions a,b] [--data DIR]` prints the new
- * key as its last line; `list` and `revoke KEY_ID` manage existing keys.
+ * key as its last line; `list` and `revoke KEY_ID` manage existing keys. With `DATABASE_URL` (and
+ * `SPEECH_DATABASE_SCHEMA`) set as for the service, it works on that PostgreSQL database instead of DIR/speech.db.
  */
 const USAGE = `usage: npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions tts:generate,...] [--data DIR]
        npm run keys -- list [--data DIR]
        npm run keys -- revoke KEY_ID [--data DIR]`
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const { flags, positional } = parseFlags(argv, {
     org: 'string',
     legacy: 'boolean',
@@ -20,8 +21,12 @@ function main(argv: string[]): number {
     label: 'string',
   })
   const [command, ...rest] = positional
-  const db = openSpeechDb(dataDir(flags.data as string | undefined))
-  const keys = new KeyStore(db)
+  const storage = await openSpeechStorage({
+    dataDir: dataDir(flags.data as string | undefined),
+    databaseUrl: process.env.DATABASE_URL,
+    schema: process.env.SPEECH_DATABASE_SCHEMA,
+  })
+  const keys = new KeyStore(storage)
   try {
     switch (command) {
       case 'create': {
@@ -29,7 +34,7 @@ function main(argv: string[]): number {
         const kind: KeyKind = flags.legacy ? 'legacy' : flags.ephemeral ? 'ephemeral' : 'organization'
         const org = flags.org as string | undefined
         if (!org && kind !== 'legacy') throw new Error('--org NAME is required')
-        const { id, key } = keys.create({
+        const { id, key } = await keys.create({
           kind,
           org,
           label: (flags.label as string | undefined) ?? org,
@@ -42,7 +47,7 @@ function main(argv: string[]): number {
         return 0
       }
       case 'list':
-        for (const k of keys.list()) {
+        for (const k of await keys.list()) {
           const state = k.revokedAt
             ? 'revoked'
             : k.expiresAt && k.expiresAt * 1000 < Date.now()
@@ -56,7 +61,7 @@ function main(argv: string[]): number {
       case 'revoke': {
         const id = rest[0]
         if (!id) throw new Error('revoke needs a KEY_ID (see list)')
-        if (!keys.revoke(id)) throw new Error(`no active key ${id}`)
+        if (!(await keys.revoke(id))) throw new Error(`no active key ${id}`)
         console.log(`revoked ${id}`)
         return 0
       }
@@ -65,12 +70,12 @@ function main(argv: string[]): number {
         return 2
     }
   } finally {
-    db.close()
+    await storage.close()
   }
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2))
+  process.exitCode = await main(process.argv.slice(2))
 } catch (err) {
   console.error(`keys: ${(err as Error).message}`)
   process.exitCode = 2

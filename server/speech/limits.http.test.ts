@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { testSharedLimits } from '../testing/shared-limits.ts'
 
-/** Concurrency slots over real HTTP (spec 7, 8; the waiting policy is in docs/api.md). */
+/**
+ * Concurrency slots over real HTTP (spec 7, 8; the waiting policy is in docs/api.md). In the `postgres` project the
+ * same suite runs with the limits in Redis (limits/redis-slots.ts), as a deployment with `REDIS_URL` would: one
+ * instance must behave exactly as with the in-process limits.
+ */
 let svc: RunningService
 
+const sharedLimits = testSharedLimits()
+
 beforeAll(async () => {
-  svc = await startSpeechService({ limits: { ttsWaitMs: 2000 } })
+  svc = await startSpeechService({ limits: { ttsWaitMs: 2000 }, sharedLimits })
 })
 afterAll(() => svc.close())
 
@@ -46,7 +53,7 @@ describe('TTS concurrency per organization', () => {
       request_id: expect.stringMatching(/^req_/),
     })
     // Another organization is not affected.
-    const other = svc.service.keys.create({ kind: 'organization', org: 'other-org' }).key
+    const other = (await svc.service.keys.create({ kind: 'organization', org: 'other-org' })).key
     expect((await shortRequest('svc-tts-mini-0.8', other)).status).toBe(200)
 
     for (const cancel of cancels) await cancel()
@@ -90,4 +97,13 @@ describe('TTS concurrency per organization', () => {
     await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
     await expect.poll(() => svc.service.synthesizer.stats.busy, { timeout: 10_000 }).toBe(0)
   }, 180_000)
+
+  it('keeps its limits where the deployment says, and /health tells which', async () => {
+    const health = (await (await fetch(`${svc.baseUrl}/health`)).json()) as { limits: object }
+    expect(health.limits).toMatchObject(
+      sharedLimits
+        ? { store: 'redis', reachable: true, latency_ms: expect.any(Number) }
+        : { store: 'memory' },
+    )
+  })
 })

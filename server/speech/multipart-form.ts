@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { formatBytes } from '../../schema/index.ts'
 import { ApiError, badRequest } from './errors.ts'
 
 /**
@@ -22,7 +23,6 @@ export interface Form {
 const MAX_FIELD_BYTES = 64 * 1024
 
 const MiB = 1024 * 1024
-const sizeLabel = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`)
 
 export async function readForm(request: FastifyRequest, spec: FormSpec): Promise<Form> {
   if (!request.isMultipart()) {
@@ -99,7 +99,7 @@ export function discardRest(request: FastifyRequest): void {
 }
 
 function tooLarge(name: string, limit: number): ApiError {
-  return new ApiError(413, 'detail', `${name} is larger than ${sizeLabel(limit)}.`, null, name)
+  return new ApiError(413, 'detail', `${name} is larger than ${formatBytes(limit)}.`, null, name)
 }
 
 /** @fastify/multipart's and busboy's errors, in the spec's shape. */

@@ -67,7 +67,7 @@ describe('redirect mode', () => {
     const res = await speech('Once.', 'manual')
     release()
     const url = `${svc.baseUrl}${res.headers.get('location')}`
-    const other = svc.service.keys.create({ kind: 'organization', org: 'other' }).key
+    const other = (await svc.service.keys.create({ kind: 'organization', org: 'other' })).key
     expect((await fetch(url, { headers: { authorization: `Bearer ${other}` } })).status).toBe(404)
     const first = await fetch(url, { headers: { authorization: `Bearer ${svc.apiKey}` } })
     expect(first.status).toBe(200)

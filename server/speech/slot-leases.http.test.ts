@@ -2,6 +2,7 @@ import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEspeakSynthesizer, type SynthesisJob, type Synthesizer } from '../engine/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { testSharedLimits } from '../testing/shared-limits.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { connectWs } from '../testing/ws-client.ts'
 
@@ -74,9 +75,11 @@ beforeAll(async () => {
     // One TTS slot and one cloning slot: a leaked slot blocks the next request outright. The cloning wait is short
     // so that a leak shows as a 429 in seconds, not after the two minutes of production.
     limits: { ttsPerOwner: 1, ttsWaiters: 0, cloningConcurrency: 1, cloningQueue: 2, cloningWaitMs: 3000 },
+    // In the postgres project the slots are leases in Redis: a leak there blocks the next request just the same.
+    sharedLimits: testSharedLimits(),
   })
-  otherOrgKey = svc.service.keys.create({ kind: 'organization', org: 'other-org' }).key
-  ownerId = svc.service.keys.authenticate(svc.apiKey)?.ownerId as string
+  otherOrgKey = (await svc.service.keys.create({ kind: 'organization', org: 'other-org' })).key
+  ownerId = (await svc.service.keys.authenticate(svc.apiKey))?.ownerId as string
   const created = await createVoice(svc.apiKey)
   expect(created.status).toBe(200)
   savedVoiceId = ((await created.json()) as { id: string }).id
@@ -123,14 +126,14 @@ function sendRaw(path: string, headers: Record<string, string>, body: Buffer): h
 }
 
 /** Marks the saved voice as prepared by an older engine, so its next use prepares it again (spec 3). */
-function makeStale() {
-  const voice = svc.service.voices.store.getVoice(ownerId, savedVoiceId)
+async function makeStale() {
+  const voice = await svc.service.voices.store.getVoice(ownerId, savedVoiceId)
   if (!voice) throw new Error('the saved voice is gone')
-  svc.service.voices.store.updatePreparation(savedVoiceId, 'an-older-engine', voice.params)
+  await svc.service.voices.store.updatePreparation(savedVoiceId, 'an-older-engine', voice.params)
 }
 
-const preparedAgain = () =>
-  svc.service.voices.store.getVoice(ownerId, savedVoiceId)?.preparedVersion ===
+const preparedAgain = async () =>
+  (await svc.service.voices.store.getVoice(ownerId, savedVoiceId))?.preparedVersion ===
   svc.service.voices.preparationVersion
 
 describe('slot leases: a client that leaves mid-preparation gives every slot back', () => {
@@ -160,7 +163,7 @@ describe('slot leases: a client that leaves mid-preparation gives every slot bac
   }, 60_000)
 
   it('a speech request whose client leaves while its saved voice is prepared again gives the TTS slot back', async () => {
-    makeStale()
+    await makeStale()
     const gate = gated.arm()
     const body = Buffer.from(
       JSON.stringify({ model: 'svc-tts-2-latest', input: 'Hi.', voice: { id: savedVoiceId } }),
@@ -181,7 +184,7 @@ describe('slot leases: a client that leaves mid-preparation gives every slot bac
   }, 60_000)
 
   it('a text-input WebSocket closed while its saved voice is prepared again gives the TTS slot back', async () => {
-    makeStale()
+    await makeStale()
     const gate = gated.arm()
     const ws = await connectWs(
       `${svc.baseUrl.replace('http', 'ws')}/v1/tts/realtime?model=svc-tts-2-latest&voice=${savedVoiceId}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SlotPool } from './slots.ts'
+import { MemorySlotPool as SlotPool } from './slots.ts'
 
 const slotOf = (r: Awaited<ReturnType<SlotPool['acquire']>>) => {
   if (!('slot' in r)) throw new Error(`rejected: ${r.rejected}`)
@@ -18,6 +18,8 @@ describe('SlotPool', () => {
     slotOf(await pool.acquire('org1'))
     expect(pool.held('org1')).toBe(2)
     expect(pool.held()).toBe(3)
+    expect(await pool.available('org1')).toBe(false)
+    expect(await pool.available('org2')).toBe(true)
   })
 
   it('releases once however often release is called', async () => {

@@ -1,9 +1,31 @@
 /**
  * Per-owner concurrency slots (spec 8): a fixed number of slots per organization (or legacy key), an optional
  * bounded FIFO of waiters with a deadline. A slot is released exactly once, however often release() is called.
+ *
+ * Two implementations share this interface: `MemorySlotPool` below (one process; the default) and `RedisSlotPool`
+ * (limits/redis-slots.ts; every instance on one Redis together, `REDIS_URL`). Routes only see `SlotPool`.
  */
 export interface Slot {
   release(): void
+}
+
+export type AcquireResult = { slot: Slot } | { rejected: 'full' | 'timeout' }
+
+export interface SlotPool {
+  /** Slots per owner. */
+  readonly limit: number
+  /** How many requests of one owner may wait for a slot at once; more are rejected at once. */
+  readonly maxWaiters: number
+  /** Whether `owner` could take a slot right now (across every instance sharing the pool). */
+  available(owner: string): Promise<boolean>
+  /**
+   * Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line, and a signal
+   * aborted already gets no slot at all. When the shared store cannot be reached it throws the spec's 503
+   * (limits/unavailable.ts): never work without a limit.
+   */
+  acquire(owner: string, waitMs?: number, signal?: AbortSignal): Promise<AcquireResult>
+  /** Slots this process holds now (of one owner, or all): what a leak test of one instance looks at. */
+  held(owner?: string): number
 }
 
 interface Waiter {
@@ -16,26 +38,19 @@ interface OwnerState {
   waiters: Waiter[]
 }
 
-export type AcquireResult = { slot: Slot } | { rejected: 'full' | 'timeout' }
-
-export class SlotPool {
+/** The slots of one process, in memory: right whenever a single instance serves the API. */
+export class MemorySlotPool implements SlotPool {
   private readonly owners = new Map<string, OwnerState>()
 
   constructor(
     readonly limit: number,
-    /** How many requests of one owner may wait for a slot at once; more are rejected at once. */
     readonly maxWaiters = 0,
   ) {}
 
-  /** Whether `owner` could take a slot right now. */
-  available(owner: string): boolean {
+  async available(owner: string): Promise<boolean> {
     return (this.owners.get(owner)?.held ?? 0) < this.limit
   }
 
-  /**
-   * Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line, and a signal
-   * aborted already gets no slot at all.
-   */
   acquire(owner: string, waitMs = 0, signal?: AbortSignal): Promise<AcquireResult> {
     // An aborted signal never fires 'abort' again: a request already given up would wait out the whole deadline.
     if (signal?.aborted) return Promise.resolve({ rejected: 'timeout' })

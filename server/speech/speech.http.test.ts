@@ -32,13 +32,13 @@ describe('authentication (spec 5, docs/api.md)', () => {
       ((await (await speech({ input: 'Hi' }, 'sk_unknown')).json()) as { error: { code: string } }).error
         .code,
     ).toBe('invalid_api_key')
-    const { id, key } = svc.service.keys.create({ kind: 'organization', org: 'test-org' })
-    svc.service.keys.revoke(id)
+    const { id, key } = await svc.service.keys.create({ kind: 'organization', org: 'test-org' })
+    await svc.service.keys.revoke(id)
     expect((await speech({ input: 'Hi' }, key)).status).toBe(401)
   })
 
   it('answers a key without tts:generate with 403 insufficient_permissions', async () => {
-    const { key } = svc.service.keys.create({
+    const { key } = await svc.service.keys.create({
       kind: 'organization',
       org: 'test-org',
       permissions: ['audio:transcribe'],

@@ -114,7 +114,7 @@ const isError = (code: string) => (m: Record<string, unknown>) =>
 describe('upgrade', () => {
   it('refuses a missing key (401), a key without audio:transcribe (403) and bad query parameters (400)', async () => {
     expect((await refused('', null)).status).toBe(401)
-    const { key } = svc.service.keys.create({
+    const { key } = await svc.service.keys.create({
       kind: 'organization',
       org: 'test-org',
       permissions: ['tts:generate'],

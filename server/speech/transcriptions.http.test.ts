@@ -63,7 +63,7 @@ function upload(
 describe('authentication and request shape', () => {
   it('answers a missing key with 401 and a key without audio:transcribe with 403', async () => {
     expect((await upload({}, speech, null)).status).toBe(401)
-    const { key } = svc.service.keys.create({
+    const { key } = await svc.service.keys.create({
       kind: 'organization',
       org: 'test-org',
       permissions: ['tts:generate'],
@@ -256,7 +256,7 @@ describe('capacity: 5 uploads and realtime sessions per organization (spec 7, 8)
       error: { code: 'rate_limit_exceeded', type: 'rate_limit_error' },
     })
     // Another organization is not affected.
-    const other = svc.service.keys.create({ kind: 'organization', org: 'other-org' }).key
+    const other = (await svc.service.keys.create({ kind: 'organization', org: 'other-org' })).key
     expect((await upload({ response_format: 'text' }, speech, other)).status).toBe(200)
 
     sockets[0]?.socket.close()

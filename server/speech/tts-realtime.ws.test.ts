@@ -54,7 +54,7 @@ describe('upgrade refusals, before any socket exists', () => {
 
   it('refuses a missing key with 401 and a key without tts:generate with 403', async () => {
     expect((await refused('', null)).status).toBe(401)
-    const { key } = svc.service.keys.create({
+    const { key } = await svc.service.keys.create({
       kind: 'organization',
       org: 'test-org',
       permissions: ['audio:transcribe'],
@@ -63,7 +63,7 @@ describe('upgrade refusals, before any socket exists', () => {
   })
 
   it('refuses a custom voice on an ephemeral credential with 403 durable_api_key_required', async () => {
-    const { key } = svc.service.keys.create({ kind: 'ephemeral', org: 'test-org' })
+    const { key } = await svc.service.keys.create({ kind: 'ephemeral', org: 'test-org' })
     const r = await refused(`?voice=voice_${'a'.repeat(32)}`, key)
     expect(r.status).toBe(403)
     expect(r.body).toMatchObject({ error: { code: 'durable_api_key_required' } })
@@ -186,7 +186,7 @@ describe('a session', () => {
     await mine.next((m) => m.type === 'speech.audio.done')
     expect(mine.messages.filter(isDelta).length).toBeGreaterThan(0)
 
-    const { key } = svc.service.keys.create({ kind: 'organization', org: 'someone-else' })
+    const { key } = await svc.service.keys.create({ kind: 'organization', org: 'someone-else' })
     const theirs = await open(`?voice=${id}`, key)
     await theirs.next(isError('voice_not_found'))
     expect((await theirs.closed).code).toBe(1008)
@@ -255,7 +255,7 @@ describe('limits, at their boundaries', () => {
     await third.next(isError('rate_limit_exceeded'))
     expect((await third.closed).code).toBe(1008)
     // Slots are per organization: another organization still gets in.
-    const other = svc.service.keys.create({ kind: 'organization', org: 'ws-other' }).key
+    const other = (await svc.service.keys.create({ kind: 'organization', org: 'ws-other' })).key
     const d = await open('', other)
     await new Promise((r) => setTimeout(r, 100))
     expect(d.messages).toHaveLength(0)

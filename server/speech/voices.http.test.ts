@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_PHRASE } from '../../schema/index.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { speechTestDatabase } from '../testing/speech-database.ts'
 import { fitToSeconds, spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 
 /**
@@ -94,9 +95,11 @@ async function catalog(key?: string) {
   return ((await res.json()) as { data: Array<{ id: string; type: string; consent?: string | null }> }).data
 }
 
-const storeDir = (kind: 'consents' | 'voices') => svc.service.voices.store.artifactDir(kind, '')
-const stored = (kind: 'consents' | 'voices') => readdirSync(storeDir(kind)).sort()
-const otherOrgKey = () => svc.service.keys.create({ kind: 'organization', org: `other-${Math.random()}` }).key
+/** The ids whose audio the database holds. */
+const stored = (kind: 'consents' | 'voices') => svc.service.voices.store.artifactIds(kind)
+const hasAudio = async (kind: 'consents' | 'voices', id: string) => (await stored(kind)).includes(id)
+const otherOrgKey = async () =>
+  (await svc.service.keys.create({ kind: 'organization', org: `other-${Math.random()}` })).key
 
 describe('consents', () => {
   it('accepts the consent phrase checked by recognition and returns audio.voice_consent', async () => {
@@ -109,16 +112,16 @@ describe('consents', () => {
       language: 'en-US',
       created_at: expect.any(Number),
     })
-    expect(existsSync(svc.service.voices.store.artifactDir('consents', res.body.id))).toBe(true)
+    expect(await hasAudio('consents', res.body.id)).toBe(true)
   }, 60_000)
 
   it('refuses a recording that says another sentence, and stores nothing', async () => {
-    const before = stored('consents')
+    const before = await stored('consents')
     const res = await createConsent({}, wrongPhraseWav)
     expect(res.status).toBe(400)
     expect(res.body.error).toMatchObject({ code: 'consent_phrase_mismatch', param: 'recording' })
     expect(res.body.error.message).toContain('Heard')
-    expect(stored('consents')).toEqual(before)
+    expect(await stored('consents')).toEqual(before)
   }, 60_000)
 
   it('checks a supplied consent_transcript word for word instead of recognizing', async () => {
@@ -162,7 +165,7 @@ describe('consents', () => {
   }, 60_000)
 
   it('refuses empty, corrupt and unsupported audio and oversize uploads, storing nothing', async () => {
-    const before = stored('consents')
+    const before = await stored('consents')
     for (const bytes of [
       Buffer.alloc(0),
       Buffer.from('RIFF\x10\x00\x00\x00WAVEfmt garbage'),
@@ -175,7 +178,7 @@ describe('consents', () => {
     const huge = await createConsent({}, Buffer.alloc(10 * 1024 * 1024 + 1))
     expect(huge.status).toBe(413)
     expect(huge.body).toMatchObject({ param: 'recording', detail: expect.stringContaining('10 MiB') })
-    expect(stored('consents')).toEqual(before)
+    expect(await stored('consents')).toEqual(before)
   }, 60_000)
 
   it('validates fields: language tag, name, unknown fields, content type', async () => {
@@ -199,7 +202,7 @@ describe('consents', () => {
   }, 60_000)
 
   it('lists newest first with cursor paging and limit 1 to 100', async () => {
-    const key = otherOrgKey()
+    const key = await otherOrgKey()
     const ids: string[] = []
     for (const name of ['one', 'two', 'three']) {
       ids.push((await createConsent({ name, consent_transcript: CONSENT_PHRASE }, consentWav, key)).body.id)
@@ -239,7 +242,7 @@ describe('saved voices', () => {
     expect(spoken.status).toBe(200)
     expect(spoken.bytes.byteLength).toBeGreaterThan(4800)
 
-    const foreign = otherOrgKey()
+    const foreign = await otherOrgKey()
     expect((await catalog(foreign)).some((v) => v.id === id)).toBe(false)
     const theirs = await speech(id, foreign)
     const nobody = await speech(`voice_${'0'.repeat(32)}`, foreign)
@@ -252,22 +255,34 @@ describe('saved voices', () => {
     expect(body(theirs.bytes).error.code).toBe('voice_not_found')
   }, 60_000)
 
+  it('refuses a name holding a NUL character with 400 on either backend, and stores nothing', async () => {
+    const before = await stored('voices')
+    for (const res of [
+      await createVoice({ name: 'Ada\u0000' }),
+      await createConsent({ name: 'A\u0000da' }),
+    ]) {
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ param: 'name', detail: expect.stringMatching(/NUL/) })
+    }
+    expect(await stored('voices')).toEqual(before)
+  }, 60_000)
+
   it('binds a voice to a consent when the speaker matches, refuses another speaker with 422', async () => {
     const consent = (await createConsent()).body.id as string
     const ok = await createVoice({ consent })
     expect(ok.status).toBe(200)
     expect((await catalog()).find((v) => v.id === ok.body.id)?.consent).toBe(consent)
 
-    const before = stored('voices')
+    const before = await stored('voices')
     const mismatch = await createVoice({ consent }, otherSpeakerWav)
     expect(mismatch.status).toBe(422)
     expect(mismatch.body.error).toMatchObject({ code: 'speaker_verification_failed', param: 'audio_sample' })
-    expect(stored('voices')).toEqual(before)
+    expect(await stored('voices')).toEqual(before)
   }, 60_000)
 
   it('refuses an unknown or foreign consent with 404 consent_not_found', async () => {
     const foreignConsent = (
-      await createConsent({ consent_transcript: CONSENT_PHRASE }, consentWav, otherOrgKey())
+      await createConsent({ consent_transcript: CONSENT_PHRASE }, consentWav, await otherOrgKey())
     ).body.id
     for (const consent of [foreignConsent, `cons_${'f'.repeat(32)}`, 'cons_short']) {
       const res = await createVoice({ consent })
@@ -283,8 +298,8 @@ describe('saved voices', () => {
     expect(await res.json()).toEqual({ id: a, deleted: true, object: 'audio.voice' })
     expect((await speech(a)).status).toBe(404)
     expect((await speech(b)).status).toBe(200)
-    expect(existsSync(svc.service.voices.store.artifactDir('voices', a))).toBe(false)
-    expect(existsSync(svc.service.voices.store.artifactDir('voices', b))).toBe(true)
+    expect(await hasAudio('voices', a)).toBe(false)
+    expect(await hasAudio('voices', b)).toBe(true)
     const again = await fetch(`${svc.baseUrl}/v1/audio/voices/${a}`, { method: 'DELETE', headers: auth() })
     expect(again.status).toBe(404)
   }, 60_000)
@@ -303,9 +318,9 @@ describe('saved voices', () => {
     expect(await res.json()).toEqual({ id: consent, deleted: true, object: 'audio.voice_consent' })
     for (const id of bound) {
       expect((await speech(id)).status).toBe(404)
-      expect(existsSync(svc.service.voices.store.artifactDir('voices', id))).toBe(false)
+      expect(await hasAudio('voices', id)).toBe(false)
     }
-    expect(existsSync(svc.service.voices.store.artifactDir('consents', consent))).toBe(false)
+    expect(await hasAudio('consents', consent)).toBe(false)
     expect((await catalog()).some((v) => bound.includes(v.id))).toBe(false)
     expect((await speech(free)).status).toBe(200)
   }, 120_000)
@@ -317,29 +332,33 @@ describe('saved voices', () => {
   })
 
   it('keeps ephemeral credentials and keys without voices:manage out', async () => {
-    const ek = svc.service.keys.create({
-      kind: 'ephemeral',
-      org: 'test-org',
-      permissions: ['voices:manage'],
-    }).key
+    const ek = (
+      await svc.service.keys.create({
+        kind: 'ephemeral',
+        org: 'test-org',
+        permissions: ['voices:manage'],
+      })
+    ).key
     for (const res of [await createVoice({}, sampleWav, ek), await createConsent({}, consentWav, ek)]) {
       expect(res.status).toBe(403)
       expect(res.body.error.code).toBe('durable_api_key_required')
     }
     const list = await fetch(`${svc.baseUrl}/v1/audio/voice_consents`, { headers: auth(ek) })
     expect(list.status).toBe(403)
-    const ttsOnly = svc.service.keys.create({
-      kind: 'organization',
-      org: 'test-org',
-      permissions: ['tts:generate'],
-    }).key
+    const ttsOnly = (
+      await svc.service.keys.create({
+        kind: 'organization',
+        org: 'test-org',
+        permissions: ['tts:generate'],
+      })
+    ).key
     const res = await createVoice({}, sampleWav, ttsOnly)
     expect(res.status).toBe(403)
     expect(res.body.error.code).toBe('insufficient_permissions')
   }, 60_000)
 
   it('refuses bad samples clearly and stores nothing', async () => {
-    const before = stored('voices')
+    const before = await stored('voices')
     const tooShort = await createVoice({}, wavFile(new Int16Array(12_000)))
     expect(tooShort.body.error).toMatchObject({ code: 'invalid_audio', param: 'audio_sample' })
     const noFile = await post('/v1/audio/voices', form({ name: 'x' }))
@@ -348,7 +367,7 @@ describe('saved voices', () => {
     expect(asText.body).toMatchObject({ param: 'audio_sample' })
     const huge = await createVoice({}, Buffer.alloc(10 * 1024 * 1024 + 1))
     expect(huge.status).toBe(413)
-    expect(stored('voices')).toEqual(before)
+    expect(await stored('voices')).toEqual(before)
   }, 60_000)
 })
 
@@ -413,11 +432,16 @@ describe('cloning queue and preparation', () => {
       expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0)
       await expect.poll(async () => (await call()).status, { timeout: 10_000 }).toBe(200)
       expect(
-        second.service.voices.store.getVoice(second.service.keys.authenticate(apiKey)?.ownerId ?? '', id)
-          ?.preparedVersion,
+        (
+          await second.service.voices.store.getVoice(
+            (await second.service.keys.authenticate(apiKey))?.ownerId ?? '',
+            id,
+          )
+        )?.preparedVersion,
       ).toBe('new')
     } finally {
       await second.close()
+      await speechTestDatabase(dataDir).drop()
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 60_000)

@@ -17,8 +17,10 @@ import { AuditStore } from './store/audit.ts'
 import type { StudioStorage } from './store/db.ts'
 import { ScriptStore } from './store/scripts.ts'
 import { SessionStore } from './store/sessions.ts'
+import { TakeStore } from './store/takes.ts'
 import { TranscriptStore } from './store/transcripts.ts'
 import { UserStore } from './store/users.ts'
+import { registerTakeRoutes } from './takes.ts'
 import { registerTranscriptRoutes } from './transcripts.ts'
 import { registerWsBridge } from './ws-bridge.ts'
 
@@ -36,8 +38,8 @@ export interface StudioOptions {
   /** Open an admin session without sign-in while no user exists. Only for loopback with the embedded service. */
   autoLocalAdmin: boolean
   /**
-   * Where saved transcripts keep their audio (`transcripts/` inside it). Default: the directory of studio.db; required
-   * on PostgreSQL.
+   * Where live sessions spool their audio while they last (`spool/` inside it; kept recordings are in the database).
+   * Default: the directory of studio.db; required on PostgreSQL.
    */
   dataDir?: string
   /** The built single-page app; when absent the backend serves only the API (e.g. under `vite dev`). */
@@ -146,9 +148,12 @@ export async function createStudio(opts: StudioOptions) {
   }
   registerWsBridge(app, '/v1/tts/realtime', upstream, authorizeSocket)
   const transcripts = new TranscriptStore(storage, dataDir)
+  const { adopted, swept } = await transcripts.adoptFiles()
+  if (adopted + swept > 0) app.log.info({ adopted, swept }, 'transcript recordings moved into the database')
   registerWsBridge(app, '/v1/realtime', upstream, authorizeSocket, liveBridgeOptions(upstream, transcripts))
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(storage))
+  registerTakeRoutes(app, new TakeStore(storage))
 
   const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
   if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })

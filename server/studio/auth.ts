@@ -132,6 +132,13 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     return reply.header('cache-control', 'no-store').send(describe(request))
   })
 
+  // Whether anyone can sign in yet, for the sign-in page: a studio with no users and no automatic admin (one started
+  // against a remote service, or off loopback) says how the first user is made. Telling a stranger that no account
+  // exists gives nothing away: there is nothing to sign in to, and the users CLI runs only on the studio's machine.
+  app.get('/api/auth/setup', async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ hasUsers: (await users.count()) > 0 }),
+  )
+
   app.post(SIGN_IN_ROUTE, async (request, reply) => {
     const parsed = signInSchema.safeParse(request.body)
     if (!parsed.success) return refuse(reply, 400, 'Send a name and a password.')

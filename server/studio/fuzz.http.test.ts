@@ -194,6 +194,22 @@ function generator(random: () => number) {
       body: () => ({ type: 'application/json', body: jsonBody(['script', 'revision']) }),
     },
     { method: 'DELETE', path: () => `/api/scripts/${pick(['scr_x', ''])}` },
+    { method: 'GET', path: () => `/api/scripts/${pick(['scr_x', '%00', 'a'.repeat(400)])}/takes` },
+    {
+      method: 'POST',
+      path: () => `/api/scripts/${pick(['scr_x', '%zz'])}/takes`,
+      body: () => {
+        const m = multipart(pick(['audio', 'take']))
+        return { type: m.contentType, body: m.body }
+      },
+    },
+    { method: 'GET', path: () => `/api/takes/${pick(['tk_x', '%', 'a'.repeat(300)])}/audio` },
+    {
+      method: 'PATCH',
+      path: () => `/api/takes/${pick(['tk_x', '%zz'])}`,
+      body: () => ({ type: 'application/json', body: jsonBody(['name', 'starred']) }),
+    },
+    { method: 'DELETE', path: () => `/api/takes/${pick(['tk_x', ''])}` },
     { method: 'GET', path: () => '/api/transcripts' },
     { method: 'GET', path: () => `/api/transcripts/${pick(['tr_x', '%', 'a'.repeat(300)])}` },
     { method: 'GET', path: () => `/api/transcripts/${pick(['tr_x', '%'])}/audio` },

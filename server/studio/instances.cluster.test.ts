@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultVoiceFor, SECOND_GEN_MODEL } from '../../schema/index.ts'
+import { meetingFile } from '../testing/meetings.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { type RunningStudio, startStudio, TEST_BACKEND, TEST_REDIS_URL } from '../testing/studio.ts'
+import { floatToPcm16Wav } from '../wav.ts'
 import { RedisSignInLimiter } from './sign-in-limit.ts'
 
 /**
@@ -110,6 +113,43 @@ describe('two studio backends on one PostgreSQL and one Redis', () => {
     })
     expect(stale.status).toBe(409)
     expect(await stale.json()).toMatchObject({ script: { title: 'Through B', revision: 2 } })
+  })
+})
+
+describe('a transcript through two backends', () => {
+  it('uploaded through one is reviewed through the other, its recording in byte ranges, and deleted there', async () => {
+    const reviewerA: Record<string, string> = { ...(await a.signInAs('reviewer', 'ria')) }
+    const reviewerB: Record<string, string> = { ...(await b.signInAs('reviewer', 'ria')) }
+    // Four seconds of a real meeting (32-bit float at 16 kHz) as PCM16: what matters is where the bytes are kept.
+    const meeting = readFileSync(meetingFile('trn08.wav'))
+    const data = meeting.indexOf('data') + 8
+    const samples = new Float32Array(
+      meeting.buffer.slice(meeting.byteOffset + data, meeting.byteOffset + data + 16_000 * 4 * 4),
+    )
+    const recording = floatToPcm16Wav(samples, 16_000)
+    const form = new FormData()
+    form.set('file', new Blob([new Uint8Array(recording)], { type: 'audio/wav' }), 'three seconds.wav')
+    const uploaded = await fetch(`${a.base}/api/transcripts`, {
+      method: 'POST',
+      headers: reviewerA,
+      body: form,
+    })
+    expect(uploaded.status).toBe(200)
+    const id = uploaded.headers.get('x-transcript-id') ?? ''
+    await uploaded.text() // the stream ends once the transcript is saved
+
+    const whole = await fetch(`${b.base}/api/transcripts/${id}/audio`, { headers: reviewerB })
+    expect(whole.status).toBe(200)
+    expect(Buffer.from(await whole.arrayBuffer()).equals(recording)).toBe(true)
+    const part = await fetch(`${b.base}/api/transcripts/${id}/audio`, {
+      headers: { ...reviewerB, range: 'bytes=100000-150000' },
+    })
+    expect(part.status).toBe(206)
+    expect(Buffer.from(await part.arrayBuffer()).equals(recording.subarray(100_000, 150_001))).toBe(true)
+
+    const removed = await fetch(`${b.base}/api/transcripts/${id}`, { method: 'DELETE', headers: reviewerB })
+    expect(removed.status).toBe(204)
+    expect((await fetch(`${a.base}/api/transcripts/${id}/audio`, { headers: reviewerA })).status).toBe(404)
   })
 })
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -113,11 +113,12 @@ describe('liveRecorder', () => {
       created_by: 'ria',
       audio_bytes: 44 + 4804,
     })
-    const wav = readFileSync(store.audioPath(saved?.audioFile as string))
+    const wav = await store.readAudio(saved?.audioFile as string)
+    expect(wav.length).toBe(44 + 4804)
     expect(wav.toString('ascii', 0, 4)).toBe('RIFF')
     expect(wav.readUInt32LE(24)).toBe(24_000)
     expect(wav.readUInt32LE(40)).toBe(4804)
-    expect(readdirSync(store.audioDir).filter((f) => f.startsWith('.'))).toEqual([])
+    expect(readdirSync(store.spoolDir)).toEqual([]) // the spooled recording went into the database
     await db.close()
   })
 
@@ -130,7 +131,7 @@ describe('liveRecorder', () => {
       JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.alloc(480).toString('base64') }),
     )
     expect(await rec.close()).toBeNull()
-    expect(readdirSync(store.audioDir)).toEqual([])
+    expect(readdirSync(store.spoolDir)).toEqual([])
     expect(await store.list()).toEqual([])
     await db.close()
   })

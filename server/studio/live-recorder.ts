@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { StoredResult } from '../../schema/index.ts'
 import { pcm16WavHeader } from '../wav.ts'
@@ -7,7 +7,7 @@ import { newTranscriptId, type TranscriptStore } from './store/transcripts.ts'
 
 /**
  * Keeps a live transcription session as a saved transcript: the microphone audio the browser appended (PCM16 at the
- * session's rate, written to a temporary WAV as it comes and renamed into place at the end) and the service's
+ * session's rate, spooled to a WAV on this instance's disk as it comes and kept in the database at the end) and the service's
  * finished turns with their speakers, assembled into the same shape as an upload's result (spec 4.12): `segments`
  * from the completed turns, `diarization.segments` from the speakers events, one turn per finished item. A session
  * without a finished turn leaves nothing behind.
@@ -168,7 +168,8 @@ export function liveResult(fold: LiveFold, audioSeconds: number): StoredResult |
 export function liveRecorder(store: TranscriptStore, who: string, now = () => new Date()) {
   const id = newTranscriptId()
   const fileName = `${id}.wav`
-  const temporary = join(store.audioDir, `.${fileName}.${randomBytes(6).toString('hex')}.part`)
+  // Spooled to this instance's disk while the session lasts (appends are small and many), kept in the database at the end.
+  const temporary = join(store.spoolDir, `.${fileName}.${randomBytes(6).toString('hex')}.part`)
   const fold = emptyFold()
   let fd: number | null = null
   let dataBytes = 0
@@ -217,9 +218,12 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
         return null
       }
       writeSync(handle, pcm16WavHeader(fold.rate, dataBytes), 0, 44, 0)
-      fsyncSync(handle)
       closeSync(handle)
-      renameSync(temporary, store.audioPath(fileName))
+      try {
+        await store.writeAudio(createReadStream(temporary), fileName, Number.POSITIVE_INFINITY)
+      } finally {
+        rmSync(temporary, { force: true })
+      }
       try {
         await store.insert({
           id,
@@ -233,7 +237,7 @@ export function liveRecorder(store: TranscriptStore, who: string, now = () => ne
         })
       } catch (err) {
         // No row, no recording: audio without a transcript would be found by nobody.
-        store.removeAudio(fileName)
+        await store.removeAudio(fileName)
         throw err
       }
       return id

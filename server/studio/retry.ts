@@ -5,15 +5,14 @@
  * is a request whose body was streamed through (multipart uploads, JSON over 256 KiB), since it cannot be sent again;
  * small JSON bodies (every speech request) are held so they can be (replayable-body.ts).
  */
+import { type BackoffPolicy, backoffDelayMs, parseRetryAfterMs } from '../../schema/index.ts'
 
-export interface RetryPolicy {
+/** The backoff (`baseMs`, `capMs`) is the shared one of schema/retry-after.ts; this adds the backend's caps. */
+export interface RetryPolicy extends BackoffPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number
   /** No retry is started that would end its wait after this long since the first attempt. */
   maxTotalMs: number
-  /** Backoff of the first retry on 429, doubled each time, capped at `capMs`, then jittered. */
-  baseMs: number
-  capMs: number
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -37,14 +36,9 @@ interface SentAttempt {
   attempt: number
 }
 
-/** Retry-After in milliseconds: seconds or an HTTP date; 1 s when absent or unreadable (the spec's usual value). */
+/** Retry-After in milliseconds; 1 s when absent or unreadable (the spec's usual value). */
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number {
-  const value = Array.isArray(header) ? header[0] : header
-  if (!value) return 1000
-  const seconds = Number(value)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? 1000 : Math.max(0, date - now)
+  return parseRetryAfterMs(header, now) ?? 1000
 }
 
 const replayable = (body: unknown) =>
@@ -62,11 +56,13 @@ export function retryDelay(
   if (status !== 429 && status !== 503) return null
   if (attempt + 1 >= policy.maxAttempts) return null
   const floor = retryAfterMs(retryAfter)
-  const backoff = Math.min(policy.capMs, policy.baseMs * 2 ** attempt)
-  // Full jitter above the floor: clients that met the same limit together do not come back together.
+  // 429: the shared backoff above the floor (`attempt` counts from 0, retries from 1). 503 says when to come back,
+  // so only a little jitter is added, enough that clients refused together do not return in the same millisecond.
   const delay =
-    status === 429 ? floor + random() * backoff : floor + random() * Math.min(floor, policy.baseMs) * 0.25
-  return elapsedMs + delay > policy.maxTotalMs ? null : Math.round(delay)
+    status === 429
+      ? backoffDelayMs(attempt + 1, floor, policy, random)
+      : Math.round(floor + random() * Math.min(floor, policy.baseMs) * 0.25)
+  return elapsedMs + delay > policy.maxTotalMs ? null : delay
 }
 
 /** A `retryDelay` handler for @fastify/reply-from applying `policy`. */

@@ -336,12 +336,12 @@ describe('errors and headers', () => {
     expect((await fetch(`${studio.base}/api/auth/me`, { headers: { ...designer } })).status).toBe(200)
   })
 
-  it('keeps studio.db and transcript audio readable by the service’s user only', () => {
+  it('keeps studio.db and live recordings in progress readable by the service’s user only', () => {
     const mode = (path: string) => statSync(path).mode & 0o777
-    // On PostgreSQL there is no studio.db; the recordings stay in the data directory either way.
+    // On PostgreSQL there is no studio.db; live sessions spool their audio in the data directory either way.
     if (studio.db.file) expect(mode(studio.db.file)).toBe(0o600)
     expect(mode(studio.dir)).toBe(0o700)
-    expect(mode(join(studio.dir, 'transcripts'))).toBe(0o700)
+    expect(mode(join(studio.dir, 'spool'))).toBe(0o700)
   })
 })
 

@@ -206,6 +206,17 @@ describe('automatic local admin', () => {
     expect((await fetch(`${remote.base}/api/auth/me`)).status).toBe(401)
     await remote.close()
   })
+
+  it('tells the sign-in page whether a first user must still be made', async () => {
+    const remote = await startStudio(svc)
+    const before = await fetch(`${remote.base}/api/auth/setup`)
+    expect(before.status).toBe(200)
+    expect(before.headers.get('cache-control')).toBe('no-store')
+    expect(await before.json()).toEqual({ hasUsers: false })
+    await remote.users.add('first', 'admin', 'first password')
+    expect(await (await fetch(`${remote.base}/api/auth/setup`)).json()).toEqual({ hasUsers: true })
+    await remote.close()
+  })
 })
 
 describe('text-input speech bridge', () => {

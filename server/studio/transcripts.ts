@@ -1,9 +1,9 @@
-import { createReadStream, openAsBlob, statSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import { createParser } from 'eventsource-parser'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
+  formatBytes,
   MAX_TRANSCRIPTION_FILE_BYTES,
   peaksSchema,
   type StoredResult,
@@ -19,7 +19,7 @@ import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './sto
 /**
  * `/api/transcripts`: a reviewer's recordings and their transcripts, kept by the backend for the organization.
  *
- * - `POST /api/transcripts` (multipart, like the service's upload): the audio is written to the data directory, sent
+ * - `POST /api/transcripts` (multipart, like the service's upload): the audio is kept in the database, sent
  *   to the service's `POST /v1/audio/transcriptions` with the backend's key as a streamed `verbose_json`, and the
  *   service's SSE answer is passed through to the browser as it comes. The transcript is saved when
  *   `transcript.text.done` passes by, before the browser sees it; a stream that breaks before saves nothing. The
@@ -127,20 +127,20 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
     scope.get<{ Params: { id: string } }>('/api/transcripts/:id/audio', async (request, reply) => {
       const record = await store.summary(request.params.id)
       if (!record) return refuse(reply, 404, 'No such transcript.')
-      const path = store.audioPath(record.audioFile)
-      const size = statSync(path).size
+      const size = record.audio_bytes
       const range = parseRange(request.headers.range, size)
       reply
         .header('accept-ranges', 'bytes')
         .header('content-type', record.audio_type)
         .header('cache-control', 'private, max-age=3600')
       if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${size}`).send()
-      if (!range) return reply.header('content-length', size).send(createReadStream(path))
+      if (!range)
+        return reply.header('content-length', size).send(store.audioStream(record.audioFile, 0, size - 1))
       return reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
         .header('content-length', range.end - range.start + 1)
-        .send(createReadStream(path, range))
+        .send(store.audioStream(record.audioFile, range.start, range.end))
     })
 
     scope.put<{ Params: { id: string } }>('/api/transcripts/:id/labels', async (request, reply) => {
@@ -220,16 +220,21 @@ async function upload(
       file = { name: displayName(part.filename), fileName, type, bytes }
     }
   } catch (err) {
-    if (file) store.removeAudio(file.fileName)
+    if (file) await store.removeAudio(file.fileName)
     if (err instanceof AudioTooLargeError)
-      return refuse(reply.header('connection', 'close'), 413, 'The recording is larger than 25 MiB.', 'file')
+      return refuse(
+        reply.header('connection', 'close'),
+        413,
+        `The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`,
+        'file',
+      )
     request.log.warn({ err }, 'transcript upload failed')
     return refuse(reply.header('connection', 'close'), 400, 'The upload could not be read.', 'file')
   }
   if (!file) return refuse(reply, 400, 'Add the recording as the form field "file".', 'file')
   const saved = file
   if (saved.bytes === 0) {
-    store.removeAudio(saved.fileName)
+    void store.removeAudio(saved.fileName)
     return refuse(reply, 400, 'The recording is empty.', 'file')
   }
 
@@ -240,7 +245,7 @@ async function upload(
   }
   form.append('response_format', 'verbose_json')
   form.append('stream', 'true')
-  form.append('file', await openAsBlob(store.audioPath(saved.fileName), { type: saved.type }), saved.name)
+  form.append('file', new Blob([await store.readAudio(saved.fileName)], { type: saved.type }), saved.name)
 
   // The browser going away stops the service's work too.
   const controller = new AbortController()
@@ -256,7 +261,7 @@ async function upload(
       signal: controller.signal,
     })
   } catch {
-    store.removeAudio(saved.fileName)
+    void store.removeAudio(saved.fileName)
     return refuse(reply, 502, 'The speech service could not be reached.')
   }
   for (const name of PASSED_HEADERS) {
@@ -265,7 +270,7 @@ async function upload(
   }
   reply.header('cache-control', 'no-store')
   if (!upstreamResponse.ok || !upstreamResponse.body) {
-    store.removeAudio(saved.fileName)
+    void store.removeAudio(saved.fileName)
     return reply.code(upstreamResponse.status).send(await upstreamResponse.text())
   }
 
@@ -302,7 +307,7 @@ async function upload(
     // A service that answered without streaming: the whole result at once.
     const body = await upstreamResponse.json().catch(() => null)
     await keep(body)
-    if (!done) store.removeAudio(saved.fileName)
+    if (!done) void store.removeAudio(saved.fileName)
     return reply.send(body)
   }
 
@@ -326,7 +331,7 @@ async function upload(
   })
   const decoder = new TextDecoder()
   const settle = () => {
-    if (!done) store.removeAudio(saved.fileName)
+    if (!done) void store.removeAudio(saved.fileName)
   }
   const tee = new TransformStream<Uint8Array, Uint8Array>({
     async transform(chunk, controller) {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSpeechService, type SpeechService, type SpeechServiceOptions } from '../speech/app.ts'
+import { speechTestDatabase } from './speech-database.ts'
 
 /** A real local speech service on an ephemeral loopback port with a throwaway data directory, for tests. */
 export interface RunningService {
@@ -12,20 +13,27 @@ export interface RunningService {
   close(): Promise<void>
 }
 
-/** With `dataDir`, the service runs on that directory and leaves it in place (restart tests); else on a fresh one. */
+/**
+ * With `dataDir`, the service runs on that directory and its database and leaves both in place (restart tests; the
+ * test drops the database with `speechTestDatabase(dataDir).drop()`); else on fresh ones, removed on close. The
+ * backend is the tests' (server/testing/speech-database.ts).
+ */
 export async function startSpeechService(opts: Partial<SpeechServiceOptions> = {}): Promise<RunningService> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'speech-test-'))
-  const service = await createSpeechService({ ...opts, dataDir: dir })
+  const database = speechTestDatabase(dir)
+  const service = await createSpeechService({ ...database.options, ...opts, dataDir: dir })
   await service.app.listen({ port: 0, host: '127.0.0.1' })
   const address = service.app.server.address()
   if (!address || typeof address === 'string') throw new Error('no port')
   return {
     service,
     baseUrl: `http://127.0.0.1:${address.port}`,
-    apiKey: service.keys.create({ kind: 'organization', org: 'test-org' }).key,
+    apiKey: (await service.keys.create({ kind: 'organization', org: 'test-org' })).key,
     async close() {
       await service.close()
-      if (!opts.dataDir) rmSync(dir, { recursive: true, force: true })
+      if (opts.dataDir) return
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
     },
   }
 }

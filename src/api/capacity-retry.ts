@@ -1,3 +1,4 @@
+import { type BackoffPolicy, backoffDelayMs } from '../../schema/index.ts'
 import { ApiRequestError } from './client.ts'
 import { explainError } from './error-text.ts'
 
@@ -49,18 +50,16 @@ export function isCapacityError(err: unknown): err is ApiRequestError {
 }
 
 /**
- * How long to wait before retry number `retry` (1 for the first): Retry-After (1 s when absent, as the backend
- * assumes) plus full jitter over a backoff that doubles from `baseMs` up to `capMs`, so that clients refused together
- * do not come back together.
+ * How long to wait before retry number `retry` (1 for the first): the shared backoff (schema/retry-after.ts) above
+ * Retry-After, 1 s when absent as the backend assumes.
  */
 export function capacityDelayMs(
   retry: number,
   retryAfterSeconds: number | null,
   random = Math.random,
+  policy: BackoffPolicy = CAPACITY_RETRY_POLICY,
 ): number {
-  const { baseMs, capMs } = CAPACITY_RETRY_POLICY
-  const backoff = Math.min(capMs, baseMs * 2 ** Math.max(0, retry - 1))
-  return Math.round((retryAfterSeconds ?? 1) * 1000 + random() * backoff)
+  return backoffDelayMs(retry, (retryAfterSeconds ?? 1) * 1000, policy, random)
 }
 
 function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {

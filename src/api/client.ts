@@ -1,3 +1,4 @@
+import { queryOptions } from '@tanstack/react-query'
 import { createParser } from 'eventsource-parser'
 import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { z } from 'zod'
@@ -298,6 +299,14 @@ export async function getSession(): Promise<SessionInfo | null> {
   if (!response.ok) throw await errorFrom(response)
   return sessionSchema.parse(await response.json())
 }
+
+const signInSetupSchema = z.object({ hasUsers: z.boolean() })
+
+/** Whether the studio has any user yet: without one, the sign-in page says how the first is made. */
+export const signInSetupQuery = queryOptions({
+  queryKey: ['auth', 'setup'] as const,
+  queryFn: ({ signal }) => apiJson('/auth/setup', (b) => signInSetupSchema.parse(b), { signal }),
+})
 
 /** Signs in; a wrong name or password rejects with ApiRequestError 401, too many attempts with 429. */
 export async function signIn(credentials: { name: string; password: string }): Promise<SessionInfo> {

@@ -268,6 +268,13 @@ const rows: Row[] = [
     false,
   ],
   [
+    '413 recording too large',
+    detail(413, 'file is larger than 25 MiB.', 'file'),
+    /^The recording is larger than 25 MiB\.$/,
+    /Shorten it, or compress it/,
+    false,
+  ],
+  [
     '413 JSON body too large',
     detail(413, 'The request body is larger than the limit.'),
     /too large/,

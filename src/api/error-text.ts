@@ -1,7 +1,9 @@
 import {
   DECODING_RANGES,
   type DecodingField,
+  formatBytes,
   MAX_REFERENCE_BYTES,
+  MAX_TRANSCRIPTION_FILE_BYTES,
   SECOND_GEN_MODEL,
   UPLOAD_FORMATS_IN_WORDS,
   VOICE_SAMPLE_MAX_SECONDS,
@@ -30,8 +32,6 @@ export interface SocketError {
   message: string
   param?: string | null
 }
-
-const MIB = 1024 * 1024
 
 /** The field a refused request was about, from either error shape. */
 export function paramOf(err: ApiRequestError): string | null {
@@ -301,12 +301,17 @@ function explainRefusal(err: Refusal): ErrorExplanation {
     case 405:
       return fixed('The service does not allow this request at this address.', REPORT)
     case 413:
-      return param === 'reference_audio'
-        ? fixed(
-            `The reference clip is larger than ${MAX_REFERENCE_BYTES / MIB} MiB.`,
-            'Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
-          )
-        : fixed(`The request is too large. ${words}`.trim(), 'Send less at once: split the line.')
+      if (param === 'reference_audio')
+        return fixed(
+          `The reference clip is larger than ${formatBytes(MAX_REFERENCE_BYTES)}.`,
+          'Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
+        )
+      if (param === 'file')
+        return fixed(
+          `The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`,
+          'Shorten it, or compress it (MP3, Ogg or AAC), then upload it again.',
+        )
+      return fixed(`The request is too large. ${words}`.trim(), 'Send less at once: split the line.')
     case 415:
       return fixed('The service did not accept the form of the request.', REPORT)
     case 422:

@@ -1,4 +1,4 @@
-import { type ApiErrorBody, apiErrorBodySchema } from '../../schema/index.ts'
+import { type ApiErrorBody, apiErrorBodySchema, parseRetryAfterMs } from '../../schema/index.ts'
 
 /**
  * The one fetch wrapper every request to the studio backend goes through. It adds the CSRF header to
@@ -60,12 +60,17 @@ export function onUnauthorized(listener: UnauthorizedListener): () => void {
 /** Auth calls report their own 401s to their callers; they must not trigger the listeners. */
 const AUTH_PREFIX = '/auth/'
 
+/** Tells the listeners when an answer to anything but the auth calls is 401. Every request passes through here. */
+function reportUnauthorized(path: string, status: number): void {
+  if (status === 401 && !path.startsWith(AUTH_PREFIX)) {
+    for (const listener of unauthorizedListeners) listener(path)
+  }
+}
+
+/** Retry-After in whole seconds, rounded up so a countdown never ends early; null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds))
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000))
+  const ms = parseRetryAfterMs(value, now)
+  return ms === null ? null : Math.ceil(ms / 1000)
 }
 
 export async function errorFrom(response: Response): Promise<ApiRequestError> {
@@ -94,9 +99,7 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
     headers,
     credentials: 'same-origin',
   })
-  if (response.status === 401 && !path.startsWith(AUTH_PREFIX)) {
-    for (const listener of unauthorizedListeners) listener(path)
-  }
+  reportUnauthorized(path, response.status)
   return response
 }
 
@@ -136,24 +139,33 @@ function headersOf(xhr: XMLHttpRequest): Headers {
   return headers
 }
 
+interface UploadOptions {
+  onProgress?: (progress: UploadProgress) => void
+  signal?: AbortSignal
+}
+
 /**
- * A multipart POST that reports upload progress, which fetch() cannot: XMLHttpRequest with the same CSRF header,
- * 401 notification and error parsing as `apiFetch`/`apiJson`. Resolves with the parsed 2xx body; a network failure
- * rejects with TypeError as fetch() does, an abort with an AbortError.
+ * What the two uploads share: an XMLHttpRequest POST (fetch() cannot report upload progress) with the same CSRF header
+ * and 401 notification as `apiFetch`, progress reported, and `signal` aborting it. `receiving` may listen to the
+ * answer as it arrives; `loaded` settles the promise once it is complete. A network failure rejects with TypeError as
+ * fetch() does, an abort with the signal's reason (or an AbortError).
  */
-export function apiUpload<T>(
+function xhrUpload<T>(
   path: string,
   form: FormData,
-  parse: (body: unknown) => T,
-  opts: { onProgress?: (progress: UploadProgress) => void; signal?: AbortSignal } = {},
+  opts: UploadOptions,
+  handlers: {
+    receiving?: (xhr: XMLHttpRequest) => void
+    loaded: (xhr: XMLHttpRequest, resolve: (value: T) => void, reject: (reason: unknown) => void) => void
+  },
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const xhr = new XMLHttpRequest()
-    const abort = () => xhr.abort()
     if (opts.signal?.aborted) {
       reject(opts.signal.reason)
       return
     }
+    const xhr = new XMLHttpRequest()
+    const abort = () => xhr.abort()
     opts.signal?.addEventListener('abort', abort, { once: true })
     const done = () => opts.signal?.removeEventListener('abort', abort)
     xhr.open('POST', `${API_BASE}${path}`)
@@ -162,23 +174,11 @@ export function apiUpload<T>(
     xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) opts.onProgress?.({ loaded: event.loaded, total: event.total })
     })
+    handlers.receiving?.(xhr)
     xhr.addEventListener('load', () => {
       done()
-      if (xhr.status === 401 && !path.startsWith(AUTH_PREFIX)) {
-        for (const listener of unauthorizedListeners) listener(path)
-      }
-      const response = new Response(xhr.responseText, { status: xhr.status, headers: headersOf(xhr) })
-      if (!response.ok) {
-        errorFrom(response).then(reject, reject)
-        return
-      }
-      response.json().then((body) => {
-        try {
-          resolve(parse(body))
-        } catch (err) {
-          reject(err)
-        }
-      }, reject)
+      reportUnauthorized(path, xhr.status)
+      handlers.loaded(xhr, resolve, reject)
     })
     xhr.addEventListener('error', () => {
       done()
@@ -192,11 +192,41 @@ export function apiUpload<T>(
   })
 }
 
-export interface StreamUploadOptions {
-  onProgress?: (progress: UploadProgress) => void
+/** A complete answer as a Response, to be read as fetch()'s are. */
+const responseOf = (xhr: XMLHttpRequest) =>
+  new Response(xhr.responseText, { status: xhr.status, headers: headersOf(xhr) })
+
+/**
+ * A multipart POST that reports upload progress. Resolves with the parsed 2xx body; anything else rejects as
+ * `apiJson` does (xhrUpload says how a network failure and an abort reject).
+ */
+export function apiUpload<T>(
+  path: string,
+  form: FormData,
+  parse: (body: unknown) => T,
+  opts: UploadOptions = {},
+): Promise<T> {
+  return xhrUpload<T>(path, form, opts, {
+    loaded(xhr, resolve, reject) {
+      const response = responseOf(xhr)
+      if (!response.ok) {
+        errorFrom(response).then(reject, reject)
+        return
+      }
+      response.json().then((body) => {
+        try {
+          resolve(parse(body))
+        } catch (err) {
+          reject(err)
+        }
+      }, reject)
+    },
+  })
+}
+
+export interface StreamUploadOptions extends UploadOptions {
   /** Each piece of the answer's text as it arrives (a streamed answer: SSE). */
   onText?: (chunk: string) => void
-  signal?: AbortSignal
 }
 
 /**
@@ -208,52 +238,22 @@ export function apiUploadStream(
   form: FormData,
   opts: StreamUploadOptions = {},
 ): Promise<Headers> {
-  return new Promise<Headers>((resolve, reject) => {
-    const xhr = new XMLHttpRequest()
-    const abort = () => xhr.abort()
-    if (opts.signal?.aborted) {
-      reject(opts.signal.reason)
-      return
-    }
-    opts.signal?.addEventListener('abort', abort, { once: true })
-    const done = () => opts.signal?.removeEventListener('abort', abort)
-    xhr.open('POST', `${API_BASE}${path}`)
-    const csrfToken = csrfTokenSource()
-    if (csrfToken !== null) xhr.setRequestHeader(CSRF_HEADER, csrfToken)
-    let seen = 0
-    const drain = () => {
-      if (xhr.status < 200 || xhr.status >= 300 || xhr.responseText.length <= seen) return
-      const chunk = xhr.responseText.slice(seen)
-      seen = xhr.responseText.length
-      opts.onText?.(chunk)
-    }
-    xhr.upload.addEventListener('progress', (event) => {
-      if (event.lengthComputable) opts.onProgress?.({ loaded: event.loaded, total: event.total })
-    })
-    xhr.addEventListener('progress', drain)
-    xhr.addEventListener('load', () => {
-      done()
+  let seen = 0
+  const drain = (xhr: XMLHttpRequest) => {
+    if (xhr.status < 200 || xhr.status >= 300 || xhr.responseText.length <= seen) return
+    const chunk = xhr.responseText.slice(seen)
+    seen = xhr.responseText.length
+    opts.onText?.(chunk)
+  }
+  return xhrUpload<Headers>(path, form, opts, {
+    receiving: (xhr) => xhr.addEventListener('progress', () => drain(xhr)),
+    loaded(xhr, resolve, reject) {
       if (xhr.status >= 200 && xhr.status < 300) {
-        drain()
+        drain(xhr)
         resolve(headersOf(xhr))
         return
       }
-      if (xhr.status === 401 && !path.startsWith(AUTH_PREFIX)) {
-        for (const listener of unauthorizedListeners) listener(path)
-      }
-      errorFrom(new Response(xhr.responseText, { status: xhr.status, headers: headersOf(xhr) })).then(
-        reject,
-        reject,
-      )
-    })
-    xhr.addEventListener('error', () => {
-      done()
-      reject(new TypeError('Failed to fetch'))
-    })
-    xhr.addEventListener('abort', () => {
-      done()
-      reject(opts.signal?.reason ?? new DOMException('The upload was cancelled.', 'AbortError'))
-    })
-    xhr.send(form)
+      errorFrom(responseOf(xhr)).then(reject, reject)
+    },
   })
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createConsent, createVoice } from './client.ts'
-import { ApiRequestError, apiUpload, onUnauthorized, setCsrfTokenSource } from './http.ts'
+import { ApiRequestError, apiUpload, apiUploadStream, onUnauthorized, setCsrfTokenSource } from './http.ts'
 
 /** A stand-in XMLHttpRequest: records what was sent, reports progress, then answers as told. */
 class FakeXhr {
@@ -111,6 +111,51 @@ describe('apiUpload', () => {
     await apiUpload('/v1/audio/voice_consents', new FormData(), (b) => b).catch(() => undefined)
     off()
     expect(seen).toEqual(['/v1/audio/voice_consents'])
+  })
+})
+
+describe('apiUploadStream', () => {
+  it('hands on the text of the answer and resolves with its headers', async () => {
+    vi.stubGlobal('XMLHttpRequest', FakeXhr)
+    setCsrfTokenSource(() => 'tok')
+    FakeXhr.answer = { status: 200, body: 'data: {"type":"x"}\n\n', headers: 'x-transcript-id: tr_1' }
+    const text: string[] = []
+    const progress: number[] = []
+    const headers = await apiUploadStream('/transcripts', new FormData(), {
+      onText: (chunk) => text.push(chunk),
+      onProgress: (p) => progress.push(p.loaded),
+    })
+    expect(headers.get('x-transcript-id')).toBe('tr_1')
+    expect(text.join('')).toBe('data: {"type":"x"}\n\n')
+    expect(progress).toEqual([50, 100])
+    expect(FakeXhr.last?.headers['x-csrf-token']).toBe('tok')
+  })
+
+  it('rejects a refusal as ApiRequestError, tells listeners about a 401 and hands on no text', async () => {
+    vi.stubGlobal('XMLHttpRequest', FakeXhr)
+    answer(401, { detail: 'Not signed in.' })
+    const seen: string[] = []
+    const text: string[] = []
+    const off = onUnauthorized((path) => seen.push(path))
+    const err = await apiUploadStream('/transcripts', new FormData(), { onText: (c) => text.push(c) }).catch(
+      (e: unknown) => e,
+    )
+    off()
+    expect(err).toMatchObject({ status: 401 })
+    expect(err).toBeInstanceOf(ApiRequestError)
+    expect(seen).toEqual(['/transcripts'])
+    expect(text).toEqual([])
+  })
+
+  it('rejects at once, sending nothing, when its signal was already aborted', async () => {
+    vi.stubGlobal('XMLHttpRequest', FakeXhr)
+    const controller = new AbortController()
+    controller.abort(new DOMException('stop', 'AbortError'))
+    const err = await apiUploadStream('/transcripts', new FormData(), { signal: controller.signal }).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({ name: 'AbortError' })
+    expect(FakeXhr.last).toBeNull()
   })
 })
 

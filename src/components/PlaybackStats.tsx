@@ -2,6 +2,9 @@ import type { PlayerStats } from '../audio/pcm-player.ts'
 
 const SOURCE_RATE = 24_000
 
+/** Time to first audio in words, wherever the studio shows it (the Playback panel, a take). */
+export const formatTimeToFirstAudio = (ms: number | null): string => (ms === null ? '—' : `${ms} ms`)
+
 /** Live counters of the worklet player, readable by people and by tests (`data-stats`). */
 export function PlaybackStats({
   stats,
@@ -15,7 +18,7 @@ export function PlaybackStats({
       <dl>
         <div>
           <dt>Time to first audio</dt>
-          <dd data-testid="ttfa">{timeToFirstAudioMs === null ? '—' : `${timeToFirstAudioMs} ms`}</dd>
+          <dd data-testid="ttfa">{formatTimeToFirstAudio(timeToFirstAudioMs)}</dd>
         </div>
         <div>
           <dt>Buffered</dt>

@@ -20,6 +20,7 @@ import {
   type EncodedPacket,
   registerDecoder,
 } from 'mediabunny'
+import { loadAacDecoder } from './aac-decoder.ts'
 import { AudioDecodeError } from './decode-error.ts'
 
 export type WasmCodec = 'mp3' | 'flac' | 'opus' | 'aac'
@@ -89,7 +90,7 @@ const loaders: Record<WasmCodec, () => Promise<OpenDecoder>> = {
   },
 
   async aac() {
-    const { decoder: createAacDecoder } = await import('@audio/decode-aac')
+    const { decoder: createAacDecoder } = await loadAacDecoder()
     return async (config) => {
       // MP4 and Matroska carry the AudioSpecificConfig out of band; without it, packets are taken to be ADTS frames,
       // whose headers the decoder reads the configuration from.
@@ -130,6 +131,8 @@ export async function loadWasmDecoder(codec: WasmCodec): Promise<void> {
     await ready
   } catch (error) {
     registered.delete(codec) // let a later upload try again
+    // A loader that already said why (the optional AAC decoder is not installed) is passed on as it is.
+    if (error instanceof AudioDecodeError) throw error
     throw new AudioDecodeError('decoder_unavailable', `The ${codec} decoder could not be loaded`, {
       cause: error,
     })

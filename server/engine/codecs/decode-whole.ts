@@ -11,6 +11,7 @@
  */
 
 import { id3v2Length } from '../../../schema/audio-format.ts'
+import { loadAacDecoder } from './aac-decoder.ts'
 import { AudioDecodeError } from './decode-error.ts'
 
 /** Receives each piece of decoded audio: one plane per channel. */
@@ -49,7 +50,7 @@ export async function decodeOggVorbis(bytes: Uint8Array, sink: PlanesSink): Prom
 }
 
 export async function decodeAdts(bytes: Uint8Array, sink: PlanesSink): Promise<void> {
-  const { decoder: createDecoder } = await load('AAC', () => import('@audio/decode-aac'))
+  const { decoder: createDecoder } = await loadAacDecoder()
   const decoder = await createDecoder()
   try {
     let errors = 0

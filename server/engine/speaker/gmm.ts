@@ -66,6 +66,13 @@ const dct = Float64Array.from({ length: GMM_CEPSTRA * BANDS }, (_, i) => {
  * or null when fewer than `minFrames` are voiced.
  */
 export function clipFeatures(track: SpeechTrack, minFrames: number, from = 0, to = track.features.count) {
+  const features = voicedCepstra(track, minFrames, from, to)
+  if (features) normalizeColumns(features.values, features.count)
+  return features
+}
+
+/** The cepstra and deltas of the voiced frames in `[from, to)` before any normalisation (see clipFeatures). */
+export function voicedCepstra(track: SpeechTrack, minFrames: number, from = 0, to = track.features.count) {
   const { power } = track.features
   const frames: number[] = []
   for (let f = Math.max(0, from); f < Math.min(to, track.features.count); f++)
@@ -106,12 +113,11 @@ export function clipFeatures(track: SpeechTrack, minFrames: number, from = 0, to
       out[n * GMM_FEATURES + GMM_CEPSTRA + c] = d / norm
     }
   })
-  normalizeColumns(out, frames.length)
   return { values: out, count: frames.length }
 }
 
 /** Mean 0 and variance 1 per feature over the clip's frames (CMVN). */
-function normalizeColumns(values: Float64Array, count: number): void {
+export function normalizeColumns(values: Float64Array, count: number): void {
   for (let d = 0; d < GMM_FEATURES; d++) {
     let sum = 0
     let squares = 0
@@ -165,7 +171,11 @@ function logConstants(ubm: Ubm): Float64Array {
 }
 
 /** The MAP-adapted mean supervector of a clip's features, as shifts from the UBM scaled by √w/σ. */
-export function supervector(ubm: Ubm, features: { values: Float64Array; count: number }): Float32Array {
+export function supervector(
+  ubm: Ubm,
+  features: { values: Float64Array; count: number },
+  relevance = RELEVANCE,
+): Float32Array {
   const components = componentsOf(ubm)
   const consts = logConstants(ubm)
   const occupancy = new Float64Array(components)
@@ -187,7 +197,7 @@ export function supervector(ubm: Ubm, features: { values: Float64Array; count: n
   for (let c = 0; c < components; c++) {
     const n = occupancy[c] as number
     if (n === 0) continue
-    const alpha = n / (n + RELEVANCE)
+    const alpha = n / (n + relevance)
     const scale = Math.sqrt(ubm.weights[c] as number)
     for (let d = 0; d < GMM_FEATURES; d++) {
       const i = c * GMM_FEATURES + d

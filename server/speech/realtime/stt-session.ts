@@ -11,7 +11,15 @@ import { groupSegments, type Recognizer, RecognizerUnavailableError } from '../.
 import type { GateOptions, StreamingVad, VadEvent } from '../../engine/vad/index.ts'
 import { quietestCut } from '../transcripts/chunks.ts'
 import { speakerLabel } from '../transcripts/diarization.ts'
+import { FrameIntake } from './frame-intake.ts'
 import { base64DecodedLength, ENGINE_RATE, isBase64, PcmInput } from './pcm-input.ts'
+import { SampleBuffer } from './sample-buffer.ts'
+import {
+  CHANGE_SETTLED_SAMPLES,
+  type ChangeWatch,
+  changeCheckDue,
+  confirmedChange,
+} from './speaker-change.ts'
 import {
   applySessionConfig,
   configIssue,
@@ -20,6 +28,9 @@ import {
   type SttSettings,
   sessionObject,
 } from './stt-config.ts'
+import { itemBounds, speakerGroups, type TurnSpeakers } from './turn-splitting.ts'
+
+export type { TurnSpeakers } from './turn-splitting.ts'
 
 /** The socket operations a session needs; `ws`'s WebSocket satisfies it. */
 export interface SttSocket {
@@ -27,12 +38,6 @@ export interface SttSocket {
   close(code: number, reason?: string): void
   pause?(): void
   resume?(): void
-}
-
-/** Who spoke in one finished turn: the turn's speaker (null when undetermined) and spans in seconds within the turn. */
-export interface TurnSpeakers {
-  speaker: number | null
-  segments: Array<{ speaker: number; start: number; end: number }>
 }
 
 /** The online speaker tracker as a session uses it: one per session, fed finished turns in order. */
@@ -71,18 +76,6 @@ export const MAX_TURN_SAMPLES = 60 * ENGINE_RATE
 /** Without turn detection, at most this much audio may wait for a commit. */
 export const MAX_MANUAL_BUFFER_SAMPLES = 10 * 60 * ENGINE_RATE
 /**
- * Speaker-change checks run every this much new speech, once a turn has lasted `CHANGE_MIN_TURN` (the tracker needs
- * several windows of a turn to place a change reliably; shorter turns are split when they are committed).
- */
-const CHANGE_CHECK_SAMPLES = 1 * ENGINE_RATE
-const CHANGE_MIN_TURN_SAMPLES = 7 * ENGINE_RATE
-/** Speech of the earlier speaker a check needs before a change it reports. */
-const CHANGE_MIN_BEFORE_SAMPLES = 2 * ENGINE_RATE
-/** Two checks agree on a change when they place it this close together. */
-const CHANGE_AGREEMENT_SAMPLES = 1 * ENGINE_RATE
-/** How much of the turn, up to now, a speaker-change check looks at. */
-const CHANGE_WINDOW_SAMPLES = 8 * ENGINE_RATE
-/**
  * Words while a turn goes on: once this much of the turn's audio waits unrecognized, the part up to the quietest
  * 100 ms between `EARLY_MIN` into it and `EARLY_MARGIN` before now is recognized and its words sent as deltas.
  * Pieces of 2.5–3.75 s recognize as well as whole turns on the test sentences (word error 0.62 against 0.67 over
@@ -91,13 +84,8 @@ const CHANGE_WINDOW_SAMPLES = 8 * ENGINE_RATE
 const EARLY_PIECE_SAMPLES = 4 * ENGINE_RATE
 const EARLY_MIN_SAMPLES = 2.5 * ENGINE_RATE
 const EARLY_MARGIN_SAMPLES = 0.25 * ENGINE_RATE
-/**
- * With speaker attribution active, early recognition stays this far behind now: a change found while a turn goes on
- * lies at least 2 s into the latest 8 s, so audio older than 6 s (and a second for two checks to agree) is never
- * cut from the turn, and words sent early never end up in the wrong speaker's item.
- */
-const EARLY_DIARIZED_MARGIN_SAMPLES =
-  CHANGE_WINDOW_SAMPLES - CHANGE_MIN_BEFORE_SAMPLES + CHANGE_AGREEMENT_SAMPLES
+/** With speaker attribution active, early recognition stays behind what a speaker change may still cut. */
+const EARLY_DIARIZED_MARGIN_SAMPLES = CHANGE_SETTLED_SAMPLES
 /** Client messages waiting to be processed beyond this many bytes pause reading from the socket. */
 const BACKLOG_PAUSE_BYTES = 48 * 1024 * 1024
 
@@ -145,28 +133,22 @@ export class SttSession {
   private vad: StreamingVad | null = null
   /** Session sample at which the current detector's stream began. */
   private vadOrigin = 0
-  /** Samples received so far: the session clock. */
-  private clock = 0
-  /** Uncommitted audio, starting at session sample `bufferStart`. */
-  private chunks: Float32Array[] = []
-  private bufferStart = 0
-  private bufferLength = 0
-  private speech: {
-    itemId: string
-    start: number
-    checkedAt: number
-    candidate: number | null
-    /** Session sample up to which the turn's audio has been sent for early recognition. */
-    recognized: number
-  } | null = null
+  /** Uncommitted audio; its end is the session clock (samples received so far). */
+  private readonly buffer = new SampleBuffer()
+  /** The turn that goes on, watched for a change of speaker. */
+  private speech:
+    | (ChangeWatch & {
+        itemId: string
+        /** Session sample up to which the turn's audio has been sent for early recognition. */
+        recognized: number
+      })
+    | null = null
   /** Words recognized while turns went on, by item id, until the item is transcribed. */
   private readonly early = new Map<string, EarlyWords>()
   private previousItemId: string | null = null
   /** Tracker speaker number → label number, in order of first appearance in the session's events. */
   private readonly labels = new Map<number, number>()
-  private messages: Promise<void> = Promise.resolve()
-  private backlog = 0
-  private paused = false
+  private readonly intake: FrameIntake
   private turns: Promise<void> = Promise.resolve()
   private readonly abort = new AbortController()
   private closed = false
@@ -177,6 +159,24 @@ export class SttSession {
   ) {
     this.settings = deps.settings
     this.diarizationStatus = deps.createTracker ? 'active' : 'unavailable'
+    this.intake = new FrameIntake(
+      socket,
+      (data, isBinary) => this.handle(data, isBinary),
+      (err) => {
+        this.deps.onError?.(err, 'realtime message')
+        this.error({
+          code: 'server_error',
+          message: 'The message could not be processed.',
+          type: 'server_error',
+        })
+      },
+      BACKLOG_PAUSE_BYTES,
+    )
+  }
+
+  /** Samples received so far: the session clock. */
+  private get clock() {
+    return this.buffer.end
   }
 
   /** Sends `session.created` (and `session.updated` when the credential carried a diarization request). */
@@ -189,28 +189,7 @@ export class SttSession {
   /** Handles one client frame; frames are processed strictly in order. */
   receive(data: Buffer, isBinary: boolean) {
     if (this.closed) return
-    this.backlog += data.length
-    if (this.backlog > BACKLOG_PAUSE_BYTES && !this.paused && this.socket.pause) {
-      this.paused = true
-      this.socket.pause()
-    }
-    this.messages = this.messages
-      .then(() => this.handle(data, isBinary))
-      .catch((err) => {
-        this.deps.onError?.(err, 'realtime message')
-        this.error({
-          code: 'server_error',
-          message: 'The message could not be processed.',
-          type: 'server_error',
-        })
-      })
-      .finally(() => {
-        this.backlog -= data.length
-        if (this.paused && this.backlog < BACKLOG_PAUSE_BYTES / 2) {
-          this.paused = false
-          this.socket.resume?.()
-        }
-      })
+    this.intake.receive(data, isBinary)
   }
 
   /** The socket closed: stop all work at once. */
@@ -283,7 +262,7 @@ export class SttSession {
   private async configure(previous?: SttSettings) {
     if (!this.input || this.input.rate !== this.settings.rate) {
       if (this.input) {
-        this.feedBuffer(this.input.flush())
+        this.buffer.push(this.input.flush())
         this.input.close()
       }
       this.input = await PcmInput.create(this.settings.rate)
@@ -333,7 +312,7 @@ export class SttSession {
     }
     if (!this.settings.turnDetection) {
       const incoming = Math.ceil(((size / 2) * ENGINE_RATE) / this.settings.rate)
-      if (this.bufferLength + incoming > MAX_MANUAL_BUFFER_SAMPLES) {
+      if (this.buffer.length + incoming > MAX_MANUAL_BUFFER_SAMPLES) {
         return this.error({
           code: 'input_audio_buffer_full',
           message:
@@ -349,14 +328,14 @@ export class SttSession {
   /** New 16 kHz audio: buffered, and passed through the turn detector when there is one. */
   private async feed(samples: Float32Array) {
     if (samples.length === 0) return
-    this.feedBuffer(samples)
+    this.buffer.push(samples)
     if (!this.vad) return
     const events = await this.vad.push(samples)
     for (const event of events) await this.onVad(event)
     if (this.speech) {
       if (this.clock - this.speech.start >= MAX_TURN_SAMPLES) await this.endTurn(this.clock, 'cut')
       else await this.checkSpeakerChange()
-    } else this.trimBefore(this.clock - VAD_LOOKBACK_SAMPLES - this.prefixSamples())
+    } else this.buffer.dropBefore(this.clock - VAD_LOOKBACK_SAMPLES - this.prefixSamples())
     this.recognizeEarly()
   }
 
@@ -373,8 +352,8 @@ export class SttSession {
     const splitting = this.diarizing() && this.diarizationStatus === 'active'
     const high = this.clock - (splitting ? EARLY_DIARIZED_MARGIN_SAMPLES : EARLY_MARGIN_SAMPLES)
     if (high <= low) return
-    const cut = low + quietestCut(this.peek(low, high), ENGINE_RATE)
-    const audio = this.peek(from, cut)
+    const cut = low + quietestCut(this.buffer.peek(low, high), ENGINE_RATE)
+    const audio = this.buffer.peek(from, cut)
     speech.recognized = cut
     const itemId = speech.itemId
     if (!this.early.has(itemId))
@@ -414,13 +393,6 @@ export class SttSession {
     early.upTo = start + audio.length
   }
 
-  private feedBuffer(samples: Float32Array) {
-    if (samples.length === 0) return
-    this.chunks.push(samples)
-    this.bufferLength += samples.length
-    this.clock += samples.length
-  }
-
   private prefixSamples() {
     return (this.settings.turnDetection?.prefixPaddingMs ?? 0) * MS
   }
@@ -429,8 +401,8 @@ export class SttSession {
     const at = this.vadOrigin + Math.round(event.time * ENGINE_RATE)
     if (event.type === 'start') {
       if (this.speech) return
-      const start = Math.max(this.bufferStart, at - this.prefixSamples())
-      this.trimBefore(start)
+      const start = Math.max(this.buffer.start, at - this.prefixSamples())
+      this.buffer.dropBefore(start)
       this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null, recognized: start }
       this.send({
         type: 'input_audio_buffer.speech_started',
@@ -464,7 +436,7 @@ export class SttSession {
     this.speech = null
     // Audio already sent for early recognition stays in this turn: its words were sent as this item's.
     end = Math.min(this.clock, Math.max(end, speech.recognized))
-    const audio = this.take(speech.start, end)
+    const audio = this.buffer.take(speech.start, end)
     await this.commitTurn(speech.itemId, audio, speech.start, endedBy, speech.recognized)
     if (how === 'commit') await this.restartVad()
     else if (how === 'cut') {
@@ -485,7 +457,7 @@ export class SttSession {
 
   private async commit() {
     if (this.speech) return this.endTurn(this.clock, 'commit')
-    if (this.settings.turnDetection || this.bufferLength < MIN_COMMIT_SAMPLES) {
+    if (this.settings.turnDetection || this.buffer.length < MIN_COMMIT_SAMPLES) {
       return this.error({
         code: 'input_audio_buffer_commit_empty',
         message: this.settings.turnDetection
@@ -493,93 +465,36 @@ export class SttSession {
           : 'The buffer holds less than 100 ms of audio; append audio before committing.',
       })
     }
-    const start = this.bufferStart
-    const end = this.clock
-    await this.commitTurn(newId('item'), this.take(start, end), start, 'endpoint')
+    const start = this.buffer.start
+    await this.commitTurn(newId('item'), this.buffer.take(start, this.clock), start, 'endpoint')
   }
 
   private async clear() {
     if (this.speech) this.early.delete(this.speech.itemId)
     this.speech = null
-    this.trimBefore(this.clock)
+    this.buffer.dropBefore(this.clock)
     if (this.vad) await this.restartVad()
     this.send({ type: 'input_audio_buffer.cleared' })
   }
 
-  /** Audio of session samples [start, end) from the buffer; everything before `end` is dropped. */
-  private take(start: number, end: number): Float32Array {
-    const from = Math.max(start, this.bufferStart)
-    const to = Math.min(end, this.clock)
-    const out = new Float32Array(Math.max(0, to - from))
-    let at = this.bufferStart
-    for (const chunk of this.chunks) {
-      const c0 = Math.max(from, at)
-      const c1 = Math.min(to, at + chunk.length)
-      if (c1 > c0) out.set(chunk.subarray(c0 - at, c1 - at), c0 - from)
-      at += chunk.length
-    }
-    this.trimBefore(to)
-    return out
-  }
-
-  /** Drops buffered audio before session sample `at`. */
-  private trimBefore(at: number) {
-    while (this.chunks.length > 0 && this.bufferStart < at) {
-      const first = this.chunks[0] as Float32Array
-      const drop = Math.min(first.length, at - this.bufferStart)
-      if (drop === first.length) this.chunks.shift()
-      else this.chunks[0] = first.subarray(drop)
-      this.bufferStart += drop
-      this.bufferLength -= drop
-    }
-  }
-
-  /** With diarization active, a long turn is checked for a change of speaker, which ends it (6.4). */
+  /** With diarization active, a long turn is checked for a change of speaker, which ends it (speaker-change.ts). */
   private async checkSpeakerChange() {
     const speech = this.speech
     const tracker = this.tracker
     if (!speech || !tracker?.speakerChange || !this.diarizing()) return
-    if (
-      this.clock - speech.start < CHANGE_MIN_TURN_SAMPLES ||
-      this.clock - speech.checkedAt < CHANGE_CHECK_SAMPLES
-    )
-      return
-    speech.checkedAt = this.clock
-    // Only the latest stretch is examined, so a check costs the same however long the turn has run.
-    const from = Math.max(speech.start, this.clock - CHANGE_WINDOW_SAMPLES)
+    const clock = this.clock
+    const due = changeCheckDue(speech, clock)
+    if (!due) return
+    speech.checkedAt = clock
     let change: number | null
     try {
-      change = await tracker.speakerChange(this.peek(from, this.clock))
+      change = await tracker.speakerChange(this.buffer.peek(due.from, clock))
     } catch (err) {
       return this.degrade(err)
     }
     if (this.speech !== speech) return
-    // A change in the first seconds of the examined stretch is not trusted: the tracker needs the earlier speaker's
-    // voice over several windows to tell a change from that speaker's own onset. A real change is seen again once the
-    // examined stretch has moved past it.
-    const trusted = change !== null && change * ENGINE_RATE >= CHANGE_MIN_BEFORE_SAMPLES
-    const at = trusted ? from + Math.round((change as number) * ENGINE_RATE) : null
-    if (at === null || at <= speech.start || at >= this.clock) {
-      speech.candidate = null
-      return
-    }
-    // A change counts once two checks in a row find it at about the same place.
-    const confirmed = speech.candidate !== null && Math.abs(speech.candidate - at) <= CHANGE_AGREEMENT_SAMPLES
-    speech.candidate = at
-    if (confirmed) await this.endTurn(at, 'cut', 'change')
-  }
-
-  /** A copy of buffered audio without dropping it. */
-  private peek(start: number, end: number): Float32Array {
-    const out = new Float32Array(Math.max(0, end - start))
-    let at = this.bufferStart
-    for (const chunk of this.chunks) {
-      const c0 = Math.max(start, at)
-      const c1 = Math.min(end, at + chunk.length)
-      if (c1 > c0) out.set(chunk.subarray(c0 - at, c1 - at), c0 - start)
-      at += chunk.length
-    }
-    return out
+    const at = confirmedChange(speech, due.from, clock, change)
+    if (at !== null) await this.endTurn(at, 'cut', 'change')
   }
 
   /**
@@ -611,13 +526,7 @@ export class SttSession {
       }
       // The first item holds at least what was recognized early (its words were sent as that item's).
       const early = Math.min(audio.length, recognized - start)
-      const bounded = groups
-        .map((group, k) => ({
-          group,
-          from: k === 0 ? 0 : Math.max(early, Math.round(group.start * ENGINE_RATE)),
-          to: k === groups.length - 1 ? audio.length : Math.max(early, Math.round(group.end * ENGINE_RATE)),
-        }))
-        .filter((b, k) => k === 0 || b.to > b.from)
+      const bounded = itemBounds(groups, audio.length, early, ENGINE_RATE)
       bounded.forEach(({ group, from, to }, k) => {
         const last = k === bounded.length - 1
         items.push({
@@ -782,65 +691,3 @@ const unattributed = (start: number, end: number): ItemSpeakers => ({
   attribution: 'unattributed',
   segments: [{ speaker: null, segment_start_ms: toMs(start), segment_end_ms: toMs(end) }],
 })
-
-/**
- * A speaker must hold the floor this long inside a turn for the turn to be split there: the tracker places a change
- * within about a window (1.5 s), and on a turn of a few seconds it can see a change that is not there.
- */
-const MIN_SPLIT_SECONDS = 1.5
-
-interface SpeakerGroup {
-  speaker: number
-  start: number
-  end: number
-  segments: TurnSpeakers['segments']
-}
-
-/**
- * The tracker's segments of one turn (seconds) as consecutive groups, one per speaker holding the floor: a segment
- * shorter than a second stays in the group before it (or after it, at the start), and neighbouring groups of one
- * speaker are joined. Each group's speaker is the one who talks most in it.
- */
-export function speakerGroups(result: TurnSpeakers, duration: number): SpeakerGroup[] {
-  const segments = result.segments.filter((seg) => seg.end > seg.start)
-  if (segments.length === 0) {
-    return result.speaker === null
-      ? []
-      : [
-          {
-            speaker: result.speaker,
-            start: 0,
-            end: duration,
-            segments: [{ speaker: result.speaker, start: 0, end: duration }],
-          },
-        ]
-  }
-  const groups: SpeakerGroup[] = []
-  for (const seg of segments) {
-    const last = groups.at(-1)
-    const long = seg.end - seg.start >= MIN_SPLIT_SECONDS
-    if (last && (!long || last.speaker === seg.speaker)) {
-      last.end = seg.end
-      last.segments.push(seg)
-    } else if (last && last.end - last.start < MIN_SPLIT_SECONDS && groups.length === 1) {
-      // A short opening stretch joins the first speaker who holds the floor.
-      last.end = seg.end
-      last.segments.push(seg)
-    } else groups.push({ speaker: seg.speaker, start: seg.start, end: seg.end, segments: [seg] })
-  }
-  for (const group of groups) {
-    const talk = new Map<number, number>()
-    for (const seg of group.segments)
-      talk.set(seg.speaker, (talk.get(seg.speaker) ?? 0) + seg.end - seg.start)
-    group.speaker = [...talk].reduce((a, b) => (b[1] > a[1] ? b : a))[0]
-  }
-  // Groups whose speaker came out the same after the vote are one turn.
-  return groups.reduce<SpeakerGroup[]>((out, group) => {
-    const last = out.at(-1)
-    if (last && last.speaker === group.speaker) {
-      last.end = group.end
-      last.segments.push(...group.segments)
-    } else out.push(group)
-    return out
-  }, [])
-}

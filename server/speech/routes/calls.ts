@@ -69,14 +69,14 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
       (_req, body, done) => done(null, body),
     )
     scope.post('/v1/realtime/calls', async (request) => {
-      const principal = authenticate(deps.keys, request, 'audio:transcribe')
+      const principal = await authenticate(deps.keys, request, 'audio:transcribe')
       const { sdp, session } = await readOffer(request)
       if (!/^v=0\r?\n/.test(sdp) || !/^m=audio /m.test(sdp)) {
         throw badRequest('sdp must be a WebRTC SDP offer (v=0 …) with an audio m-line.', 'sdp')
       }
       let settings = defaultSettings()
       try {
-        const minted = principal.kind === 'ephemeral' ? deps.secrets.sessionFor(principal.keyId) : null
+        const minted = principal.kind === 'ephemeral' ? await deps.secrets.sessionFor(principal.keyId) : null
         if (minted) settings = applySessionConfig(settings, minted)
         if (session !== undefined) settings = applySessionConfig(settings, parseSessionConfig(session))
       } catch (err) {
@@ -92,7 +92,7 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
           'session.diarization',
         )
       }
-      if (!deps.asrSlots.available(principal.ownerId)) throw sessionRateLimited(deps.asrSlots.limit)
+      if (!(await deps.asrSlots.available(principal.ownerId))) throw sessionRateLimited(deps.asrSlots.limit)
       throw new ApiError(
         501,
         'envelope',

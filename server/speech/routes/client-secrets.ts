@@ -42,7 +42,7 @@ export const durableKeyRequired = (what: string) =>
  */
 export function clientSecretRoutes(app: FastifyInstance, deps: ClientSecretDeps) {
   app.post('/v1/realtime/client_secrets', { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
-    const principal = authenticate(deps.keys, request, 'audio:transcribe')
+    const principal = await authenticate(deps.keys, request, 'audio:transcribe')
     if (principal.kind === 'ephemeral') throw durableKeyRequired('Minting a client secret')
     const parsed = clientSecretRequestSchema.safeParse(request.body ?? {})
     if (!parsed.success) {
@@ -58,7 +58,7 @@ export function clientSecretRoutes(app: FastifyInstance, deps: ClientSecretDeps)
       throw err
     }
     const ttl = parsed.data.expires_after?.seconds ?? CLIENT_SECRET_TTL.default
-    const minted = deps.secrets.mint(principal, session, ttl)
+    const minted = await deps.secrets.mint(principal, session, ttl)
     const body: ClientSecretResponse = {
       value: minted.value,
       expires_at: minted.expiresAt,

@@ -34,7 +34,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
   const store = voices.store
 
   app.post('/v1/audio/voice_consents', async (request) => {
-    const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+    const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
     const form = await readForm(request, {
       fields: ['name', 'language', 'consent_transcript'],
       files: { recording: CONSENT_RECORDING_MAX_BYTES },
@@ -57,7 +57,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
   })
 
   app.get('/v1/audio/voice_consents', async (request): Promise<ConsentList> => {
-    const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+    const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
     const parsed = consentListQuerySchema.safeParse(request.query)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
@@ -72,7 +72,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
       )
     }
     const { limit = DEFAULT_PAGE, after } = parsed.data
-    const page = store.listConsents(principal.ownerId, limit, after)
+    const page = await store.listConsents(principal.ownerId, limit, after)
     if (!page) throw consentNotFound()
     const data = page.data.map(consentObject)
     return {
@@ -87,9 +87,10 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
   app.delete<{ Params: { consent_id: string } }>(
     '/v1/audio/voice_consents/:consent_id',
     async (request): Promise<Deletion> => {
-      const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+      const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
       const id = request.params.consent_id
-      if (!consentIdPattern.test(id) || !store.deleteConsent(principal.ownerId, id)) throw consentNotFound()
+      if (!consentIdPattern.test(id) || !(await store.deleteConsent(principal.ownerId, id)))
+        throw consentNotFound()
       return { id, deleted: true, object: 'audio.voice_consent' }
     },
   )

@@ -21,6 +21,8 @@ export function requiredName(raw: string | undefined): string {
   if (!name) throw badRequest('name is required.', 'name')
   if (name.length > NAME_MAX_CHARS)
     throw badRequest(`name is longer than ${NAME_MAX_CHARS} characters.`, 'name')
+  // PostgreSQL's text cannot hold a NUL; refused on either backend, so both give the same answer.
+  if (name.includes('\u0000')) throw badRequest('name must not contain a NUL character.', 'name')
   return name
 }
 
@@ -31,7 +33,7 @@ export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; v
   app.post('/v1/audio/voices', async (request, reply): Promise<SavedVoice> => {
     // Taken before any await: its signal is aborted even if the client left while the sample was being read.
     const lease = requestLease(reply)
-    const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+    const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
     const form = await readForm(request, {
       fields: ['name', 'consent', 'reference_transcript'],
       files: { audio_sample: VOICE_SAMPLE_MAX_BYTES },
@@ -55,9 +57,9 @@ export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; v
   app.delete<{ Params: { voice_id: string } }>(
     '/v1/audio/voices/:voice_id',
     async (request): Promise<Deletion> => {
-      const principal = authenticate(keys, request, 'voices:manage', MANAGING)
+      const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
       const id = request.params.voice_id
-      if (!savedVoiceIdPattern.test(id) || !voices.store.deleteVoice(principal.ownerId, id))
+      if (!savedVoiceIdPattern.test(id) || !(await voices.store.deleteVoice(principal.ownerId, id)))
         throw voiceNotFound()
       return { id, deleted: true, object: 'audio.voice' }
     },

@@ -92,7 +92,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
     // Taken before any await, so the slots this request comes to hold go back however and whenever it ends.
     const lease = requestLease(reply)
-    const principal = authenticate(keys, request, 'tts:generate')
+    const principal = await authenticate(keys, request, 'tts:generate')
     const { req, reference } = request.isMultipart()
       ? await readCloningForm(request)
       : { req: resolveSpeechRequest(request.body), reference: undefined }
@@ -113,7 +113,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
     }
 
-    if (deps.redirectWhenBusy && !ttsSlots.available(principal.ownerId)) {
+    if (deps.redirectWhenBusy && !(await ttsSlots.available(principal.ownerId))) {
       // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
       const token = randomBytes(16).toString('hex')
       const timer = setTimeout(() => continuations.delete(token), CONTINUATION_TTL_MS)
@@ -128,7 +128,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
 
   app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
     const lease = requestLease(reply)
-    const principal = authenticate(keys, request, 'tts:generate')
+    const principal = await authenticate(keys, request, 'tts:generate')
     const c = continuations.get(request.params.token)
     if (!c || c.ownerId !== principal.ownerId) {
       throw new ApiError(404, 'detail', 'This continuation does not exist, was used already or has expired.')

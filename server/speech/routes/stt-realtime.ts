@@ -45,7 +45,7 @@ export const STT_REALTIME_PATHS = ['/v1/realtime', '/v1/stt/realtime'] as const
 async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<SttSettings> {
   // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
   if (!request.ws) throw upgradeRequired()
-  const principal = authenticate(deps.keys, request, 'audio:transcribe')
+  const principal = await authenticate(deps.keys, request, 'audio:transcribe')
   const query = request.query as Record<string, unknown>
   for (const [name, value] of Object.entries(query)) {
     if (name === 'intent') {
@@ -68,7 +68,7 @@ async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<St
     )
   }
   let settings = defaultSettings()
-  const minted = principal.kind === 'ephemeral' ? deps.secrets.sessionFor(principal.keyId) : null
+  const minted = principal.kind === 'ephemeral' ? await deps.secrets.sessionFor(principal.keyId) : null
   if (minted) {
     try {
       settings = applySessionConfig(settings, minted)

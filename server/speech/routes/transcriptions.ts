@@ -113,7 +113,7 @@ export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRou
     // Taken before any await: the slot goes back when the response closes — done, failed or cut by the client —
     // even if the client left while the upload was still being read (lease.ts).
     const lease = requestLease(reply)
-    const principal = authenticate(deps.keys, request, 'audio:transcribe')
+    const principal = await authenticate(deps.keys, request, 'audio:transcribe')
     const { fields, file } = await readForm(request)
     const options = resolveTranscriptionOptions(fields, {
       diarizationEnabled: deps.diarizationEnabled && deps.diarizer !== null,

@@ -37,10 +37,10 @@ declare module 'fastify' {
  * Everything that can be refused with an HTTP status is refused before the upgrade (spec 4.10, 5.4, 7): key,
  * permission, query, model, format, and a custom voice on an ephemeral credential.
  */
-function admit(keys: KeyStore, request: FastifyRequest): Admitted {
+async function admit(keys: KeyStore, request: FastifyRequest): Promise<Admitted> {
   // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
   if (!request.ws) throw upgradeRequired()
-  const principal = authenticate(keys, request, 'tts:generate')
+  const principal = await authenticate(keys, request, 'tts:generate')
   const parsed = realtimeTtsQuerySchema.safeParse(request.query)
   if (!parsed.success) throw toApiError(parsed.error.issues[0] as z.core.$ZodIssue)
   const q = parsed.data
@@ -74,7 +74,7 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
     {
       websocket: true,
       preValidation: async (request) => {
-        request.ttsSession = admit(deps.keys, request)
+        request.ttsSession = await admit(deps.keys, request)
       },
     },
     async (socket, request) => {

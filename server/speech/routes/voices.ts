@@ -20,7 +20,7 @@ export function voiceCatalogRoutes(
   { keys, store }: { keys: KeyStore; store: VoiceStore },
 ) {
   app.get<{ Querystring: { model?: string } }>('/v1/voices', async (request) => {
-    const principal = authenticate(keys, request, 'tts:generate')
+    const principal = await authenticate(keys, request, 'tts:generate')
     const model = (request.query.model ?? 'svc-tts-2-latest') as ModelId
     if (!MODELS.includes(model)) throw badRequest(`model must be one of ${MODELS.join(', ')}.`, 'model')
     const builtin: CatalogVoice[] = builtinVoicesFor(model).map((v) => ({
@@ -34,7 +34,7 @@ export function voiceCatalogRoutes(
       description: v.description,
     }))
     const saved: CatalogVoice[] = isSecondGen(model)
-      ? store.listVoices(principal.ownerId).map((v) => ({
+      ? (await store.listVoices(principal.ownerId)).map((v) => ({
           id: v.id,
           object: 'voice',
           type: 'saved',

@@ -1,5 +1,6 @@
+import type { Kysely } from 'kysely'
 import type { RealtimeSessionConfig } from '../../../schema/index.ts'
-import type { Db } from './db.ts'
+import type { SpeechDb, SpeechStorage, SpeechTables } from './db.ts'
 import type { KeyStore, Principal } from './keys.ts'
 
 /**
@@ -11,55 +12,61 @@ import type { KeyStore, Principal } from './keys.ts'
  * secret then resolves to the same owner as the legacy key, and shares its concurrency slots.
  */
 export class ClientSecretStore {
-  constructor(
-    private readonly db: Db,
-    private readonly keys: KeyStore,
-  ) {}
+  private readonly db: SpeechDb
 
+  constructor(
+    storage: SpeechStorage,
+    private readonly keys: KeyStore,
+  ) {
+    this.db = storage.db
+  }
+
+  /** The key and its session configuration are written together: a socket never finds the one without the other. */
   mint(
     principal: Principal,
     session: RealtimeSessionConfig,
     ttlSeconds: number,
-  ): { value: string; keyId: string; expiresAt: number } {
+  ): Promise<{ value: string; keyId: string; expiresAt: number }> {
     // Creating the key also deletes expired ephemeral keys, their session configurations with them (keys.ts).
-    return this.db.transaction(() => {
-      const org = this.organizationName(principal)
-      const { id, key } = this.keys.create({
-        kind: 'ephemeral',
-        org,
-        label: 'client secret',
-        permissions: ['audio:transcribe'],
-        ttlSeconds,
-      })
-      this.db
-        .prepare('INSERT INTO client_secret_sessions (key_id, session) VALUES (?, ?)')
-        .run(id, JSON.stringify(session))
-      const row = this.db.prepare('SELECT expires_at FROM api_keys WHERE id = ?').get(id) as {
-        expires_at: number
-      }
-      return { value: key, keyId: id, expiresAt: row.expires_at }
-    })()
+    return this.db.transaction().execute(async (trx) => {
+      const org = await this.organizationName(principal, trx)
+      const { id, key, expiresAt } = await this.keys.create(
+        { kind: 'ephemeral', org, label: 'client secret', permissions: ['audio:transcribe'], ttlSeconds },
+        trx,
+      )
+      await trx
+        .insertInto('client_secret_sessions')
+        .values({ key_id: id, session: JSON.stringify(session) })
+        .execute()
+      return { value: key, keyId: id, expiresAt: expiresAt as number }
+    })
   }
 
   /** The configuration minted with an ephemeral key, or null for any other key. */
-  sessionFor(keyId: string): RealtimeSessionConfig | null {
-    const row = this.db.prepare('SELECT session FROM client_secret_sessions WHERE key_id = ?').get(keyId) as
-      | { session: string }
-      | undefined
+  async sessionFor(keyId: string): Promise<RealtimeSessionConfig | null> {
+    const row = await this.db
+      .selectFrom('client_secret_sessions')
+      .select('session')
+      .where('key_id', '=', keyId)
+      .executeTakeFirst()
     return row ? (JSON.parse(row.session) as RealtimeSessionConfig) : null
   }
 
-  private organizationName(principal: Principal): string {
+  private async organizationName(principal: Principal, db: Kysely<SpeechTables>): Promise<string> {
     if (principal.kind === 'legacy') {
       const name = `legacy:${principal.ownerId}`
-      this.db
-        .prepare('INSERT OR IGNORE INTO organizations (id, name, created_at) VALUES (?, ?, ?)')
-        .run(principal.ownerId, name, Math.floor(Date.now() / 1000))
+      await db
+        .insertInto('organizations')
+        .values({ id: principal.ownerId, name, created_at: Math.floor(Date.now() / 1000) })
+        .onConflict((oc) => oc.doNothing())
+        .execute()
       return name
     }
-    const row = this.db.prepare('SELECT name FROM organizations WHERE id = ?').get(principal.ownerId) as
-      | { name: string }
-      | undefined
+    const row = await db
+      .selectFrom('organizations')
+      .select('name')
+      .where('id', '=', principal.ownerId)
+      .executeTakeFirst()
     if (!row) throw new Error('the key has no organization')
     return row.name
   }

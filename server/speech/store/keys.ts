@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Db } from './db.ts'
+import type { Kysely } from 'kysely'
+import type { SpeechDb, SpeechStorage, SpeechTables } from './db.ts'
 
 /**
  * Organizations and API keys. Keys are 32 random bytes, so a plain SHA-256 is enough to store them safely (no
@@ -53,27 +54,42 @@ export function parsePermissions(list: string): Permission[] {
   return perms as Permission[]
 }
 
-export class KeyStore {
-  constructor(private readonly db: Db) {}
+/** The database or a transaction on it: key operations that run inside another store's transaction take one. */
+type Executor = Kysely<SpeechTables>
 
-  ensureOrganization(name: string): string {
-    const existing = this.db.prepare('SELECT id FROM organizations WHERE name = ?').get(name) as
-      | { id: string }
-      | undefined
-    if (existing) return existing.id
-    const id = newId('org')
-    this.db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(id, name, now())
-    return id
+export class KeyStore {
+  private readonly db: SpeechDb
+
+  constructor(storage: SpeechStorage) {
+    this.db = storage.db
+  }
+
+  /** The organization's id, created when the name is new; two instances creating it at once get the same row. */
+  async ensureOrganization(name: string, db: Executor = this.db): Promise<string> {
+    await db
+      .insertInto('organizations')
+      .values({ id: newId('org'), name, created_at: now() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute()
+    const row = await db
+      .selectFrom('organizations')
+      .select('id')
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow()
+    return row.id
   }
 
   /** Creates a key and returns its secret, which is never stored and cannot be recovered. */
-  create(opts: {
-    kind: KeyKind
-    org?: string
-    label?: string
-    permissions?: Permission[]
-    ttlSeconds?: number
-  }): { id: string; key: string } {
+  async create(
+    opts: {
+      kind: KeyKind
+      org?: string
+      label?: string
+      permissions?: Permission[]
+      ttlSeconds?: number
+    },
+    db?: Executor,
+  ): Promise<{ id: string; key: string; expiresAt: number | null }> {
     const { kind } = opts
     if (kind !== 'legacy' && !opts.org) throw new Error(`a ${kind} key needs an organization`)
     // Omitted permissions mean all of them; an empty list would be a key that can do nothing — surely a mistake.
@@ -81,27 +97,28 @@ export class KeyStore {
     const key = `${kind === 'ephemeral' ? 'ek' : 'sk'}_${randomBytes(32).toString('base64url')}`
     const id = newId('key')
     const created = now()
-    return this.db.transaction(() => {
-      if (kind === 'ephemeral') this.deleteExpiredEphemeral()
-      const orgId = kind === 'legacy' ? null : this.ensureOrganization(opts.org as string)
-      this.db
-        .prepare(
-          `INSERT INTO api_keys (id, kind, org_id, label, hash, prefix, permissions, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
+    const expiresAt = kind === 'ephemeral' ? created + (opts.ttlSeconds ?? EPHEMERAL_TTL_SECONDS) : null
+    const insert = async (trx: Executor) => {
+      if (kind === 'ephemeral') await this.deleteExpiredEphemeral(trx)
+      const orgId = kind === 'legacy' ? null : await this.ensureOrganization(opts.org as string, trx)
+      await trx
+        .insertInto('api_keys')
+        .values({
           id,
           kind,
-          orgId,
-          opts.label ?? opts.org ?? 'legacy',
-          hashKey(key),
-          key.slice(0, 7),
-          JSON.stringify(opts.permissions ?? [...PERMISSIONS]),
-          created,
-          kind === 'ephemeral' ? created + (opts.ttlSeconds ?? EPHEMERAL_TTL_SECONDS) : null,
-        )
-      return { id, key }
-    })()
+          org_id: orgId,
+          label: opts.label ?? opts.org ?? 'legacy',
+          hash: hashKey(key),
+          prefix: key.slice(0, 7),
+          permissions: JSON.stringify(opts.permissions ?? [...PERMISSIONS]),
+          created_at: created,
+          expires_at: expiresAt,
+        })
+        .execute()
+    }
+    if (db) await insert(db)
+    else await this.db.transaction().execute(insert)
+    return { id, key, expiresAt }
   }
 
   /**
@@ -109,21 +126,23 @@ export class KeyStore {
    * and whenever an ephemeral key is created, so expired rows never pile up beyond one creation's worth; an expired
    * key that is still there is refused anyway (authenticate).
    */
-  deleteExpiredEphemeral(): number {
-    return this.db.prepare(`DELETE FROM api_keys WHERE kind = 'ephemeral' AND expires_at <= ?`).run(now())
-      .changes
+  async deleteExpiredEphemeral(db: Executor = this.db): Promise<number> {
+    const result = await db
+      .deleteFrom('api_keys')
+      .where('kind', '=', 'ephemeral')
+      .where('expires_at', '<=', now())
+      .executeTakeFirst()
+    return Number(result.numDeletedRows)
   }
 
   /** The principal a presented key resolves to, or null when the key is unknown, revoked or expired. */
-  authenticate(key: string): Principal | null {
-    const row = this.db
-      .prepare(
-        `SELECT id, kind, org_id, permissions, expires_at FROM api_keys
-         WHERE hash = ? AND revoked_at IS NULL`,
-      )
-      .get(hashKey(key)) as
-      | { id: string; kind: KeyKind; org_id: string | null; permissions: string; expires_at: number | null }
-      | undefined
+  async authenticate(key: string): Promise<Principal | null> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'kind', 'org_id', 'permissions', 'expires_at'])
+      .where('hash', '=', hashKey(key))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
     if (!row || (row.expires_at !== null && row.expires_at <= now())) return null
     return {
       keyId: row.id,
@@ -133,24 +152,24 @@ export class KeyStore {
     }
   }
 
-  list(): KeyRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT k.id, k.kind, o.name AS org_name, k.label, k.prefix, k.permissions, k.created_at,
-                k.expires_at, k.revoked_at
-         FROM api_keys k LEFT JOIN organizations o ON o.id = k.org_id ORDER BY k.created_at, k.id`,
-      )
-      .all() as Array<{
-      id: string
-      kind: KeyKind
-      org_name: string | null
-      label: string
-      prefix: string
-      permissions: string
-      created_at: number
-      expires_at: number | null
-      revoked_at: number | null
-    }>
+  async list(): Promise<KeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('api_keys as k')
+      .leftJoin('organizations as o', 'o.id', 'k.org_id')
+      .select([
+        'k.id',
+        'k.kind',
+        'o.name as org_name',
+        'k.label',
+        'k.prefix',
+        'k.permissions',
+        'k.created_at',
+        'k.expires_at',
+        'k.revoked_at',
+      ])
+      .orderBy('k.created_at')
+      .orderBy('k.id')
+      .execute()
     return rows.map((r) => ({
       id: r.id,
       kind: r.kind,
@@ -164,10 +183,13 @@ export class KeyStore {
     }))
   }
 
-  revoke(id: string): boolean {
-    return (
-      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id)
-        .changes === 1
-    )
+  async revoke(id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
   }
 }

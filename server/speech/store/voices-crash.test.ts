@@ -1,19 +1,23 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openSpeechDb } from './db.ts'
+import { speechTestDatabase } from '../../testing/speech-database.ts'
 import { VoiceStore } from './voices.ts'
 
 /**
- * SIGKILL at random moments of voice and consent creation and deletion, in a real child process on real SQLite and
- * files. Invariants that must hold at every instant: every row has its files, and no voice outlives its consent.
- * Files without a row (a write or delete the kill interrupted) are removed when the store next opens; after that
- * rows and directories match exactly.
+ * SIGKILL at random moments of voice and consent creation and deletion, in a real child process on the tests' real
+ * database (speech.db, or PostgreSQL in the `postgres` project). Invariants that must hold at every instant, with no
+ * recovery step: every consent and voice has its audio, no audio outlives its consent or voice, and no voice outlives
+ * its consent — each is written in one transaction and deleted by one cascade (store/voices.ts).
  */
 const dir = mkdtempSync(join(tmpdir(), 'voice-crash-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const database = speechTestDatabase(dir)
+afterAll(async () => {
+  await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 const CHURN = join(import.meta.dirname, '../../testing/voice-store-churn.ts')
 
@@ -21,6 +25,7 @@ function runAndKill(afterMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHURN, dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...database.env },
     })
     let ticks = 0
     let errors = ''
@@ -38,43 +43,40 @@ function runAndKill(afterMs: number): Promise<number> {
   })
 }
 
-function consistency() {
-  const db = openSpeechDb(dir)
-  try {
-    const ids = (table: string) =>
-      (db.prepare(`SELECT id FROM ${table}`).all() as { id: string }[]).map((r) => r.id)
-    const files = (kind: string) => readdirSync(join(dir, 'voice-store', kind))
-    const orphanVoices = db
-      .prepare(
-        'SELECT v.id FROM voices v LEFT JOIN consents c ON c.id = v.consent_id WHERE v.consent_id IS NOT NULL AND c.id IS NULL',
-      )
-      .all()
-    return { db, consents: ids('consents'), voices: ids('voices'), files, orphanVoices }
-  } catch (err) {
-    db.close()
-    throw err
-  }
-}
-
 describe('voice store under SIGKILL', () => {
-  it('never leaves a row without files or a voice without its consent; recovery removes orphaned files', async () => {
+  it('never leaves a consent or voice without its audio, audio without its row, or a voice without its consent', async () => {
+    let consentsSeen = 0
     for (let i = 0; i < 8; i++) {
       const ticks = await runAndKill(30 + Math.floor(Math.random() * 400))
       expect(ticks).toBeGreaterThan(0)
 
-      const before = consistency()
-      expect(before.orphanVoices).toEqual([])
-      for (const id of before.consents)
-        expect(existsSync(join(dir, 'voice-store', 'consents', id, 'audio.f32'))).toBe(true)
-      for (const id of before.voices)
-        expect(existsSync(join(dir, 'voice-store', 'voices', id, 'embedding.f32'))).toBe(true)
-
-      // Opening the store runs recovery; then rows and directories match one to one.
-      new VoiceStore(before.db, dir)
-      expect(before.files('consents').sort()).toEqual([...before.consents].sort())
-      expect(before.files('voices').sort()).toEqual([...before.voices].sort())
-      expect(before.files('staging')).toEqual([])
-      before.db.close()
+      const storage = await database.open()
+      try {
+        const { db } = storage
+        const ids = async (table: 'consents' | 'voices') =>
+          (await db.selectFrom(table).select('id').execute()).map((r) => r.id).sort()
+        const consents = await ids('consents')
+        const voices = await ids('voices')
+        const orphanVoices = await db
+          .selectFrom('voices as v')
+          .leftJoin('consents as c', 'c.id', 'v.consent_id')
+          .select('v.id')
+          .where('v.consent_id', 'is not', null)
+          .where('c.id', 'is', null)
+          .execute()
+        expect(orphanVoices).toEqual([])
+        // Opening the store runs no recovery at all: the rows and their audio already match one to one.
+        const store = await VoiceStore.open(storage, dir)
+        expect(await store.artifactIds('consents')).toEqual(consents)
+        expect(await store.artifactIds('voices')).toEqual(voices)
+        for (const id of voices) expect((await store.readArtifacts('voices', id))?.audio.length).toBe(256_000)
+        expect(existsSync(join(dir, 'voice-store'))).toBe(false)
+        consentsSeen += consents.length
+      } finally {
+        await storage.close()
+      }
     }
+    // The kills landed while there was something to break.
+    expect(consentsSeen).toBeGreaterThan(0)
   }, 180_000)
 })

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
 import type { VoiceParams } from '../../engine/index.ts'
-import type { Db } from './db.ts'
-import { type ArtifactKind, bytesToFloats, floatBytes, VoiceFiles } from './voice-files.ts'
+import type { SpeechDb, SpeechStorage } from './db.ts'
+import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
 /**
- * Consents and saved voices (spec 2.3, 2.5, 3): rows in SQLite, audio and embeddings on disk. Every query is scoped
- * to the owner, so a foreign id and a nonexistent one take the same path and give the same answer.
+ * Consents and saved voices (spec 2.3, 2.5, 3), with their audio and embeddings, all in the service's database
+ * (store/db.ts). A consent or voice and its artifacts are written in one transaction and deleted by one cascade, so
+ * after any crash every row has its audio and no audio outlives its row; with PostgreSQL every instance sees the same
+ * ones. Every query is scoped to the owner, so a foreign id and a nonexistent one take the same path and give the
+ * same answer.
  */
 
 export interface ConsentRecord {
@@ -25,7 +29,7 @@ export interface VoiceRecord {
   params: VoiceParams
 }
 
-/** What is kept on disk for a consent or voice: its audio (16 kHz float) and the speaker embedding. */
+/** What is kept for a consent or voice: its audio (16 kHz float) and the speaker embedding. */
 export interface VoiceArtifacts {
   audio: Float32Array
   embedding: Float32Array | null
@@ -33,9 +37,7 @@ export interface VoiceArtifacts {
   embedderVersion: string
 }
 
-const AUDIO_FILE = 'audio.f32'
-const EMBEDDING_FILE = 'embedding.f32'
-const EMBEDDER_FILE = 'embedder.txt'
+export type ArtifactKind = 'consents' | 'voices'
 
 const now = () => Math.floor(Date.now() / 1000)
 const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`
@@ -60,61 +62,93 @@ const toVoice = (r: VoiceRow): VoiceRecord => ({
   params: JSON.parse(r.prepared) as VoiceParams,
 })
 
-export class VoiceStore {
-  private readonly files: VoiceFiles
+const VOICE_COLUMNS = [
+  'id',
+  'name',
+  'consent_id',
+  'language',
+  'created_at',
+  'prepared_version',
+  'prepared',
+] as const
 
-  constructor(
-    private readonly db: Db,
-    dataDir: string,
-  ) {
-    this.files = new VoiceFiles(`${dataDir}/voice-store`)
-    this.files.sweep((kind, id) => this.exists(kind, id))
+/** A foreign key refused the row: on PostgreSQL, the consent was deleted by another transaction meanwhile. */
+const isForeignKeyViolation = (err: unknown) => {
+  const code = (err as { code?: string } | null)?.code
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+}
+
+export class VoiceStore {
+  private constructor(private readonly db: SpeechDb) {}
+
+  /**
+   * The store on `storage`. On SQLite, audio files an older release kept under `DATA_DIR/voice-store/` are moved into
+   * the database first; a PostgreSQL store never reads that folder (its files belong to the SQLite database).
+   */
+  static async open(storage: SpeechStorage, dataDir: string): Promise<VoiceStore> {
+    if (storage.dialect === 'sqlite') await importLegacyVoiceFiles(storage.db, join(dataDir, 'voice-store'))
+    return new VoiceStore(storage.db)
   }
 
-  createConsent(
+  async createConsent(
     owner: string,
     fields: { name: string; language: string },
     artifacts: VoiceArtifacts,
-  ): ConsentRecord {
+  ): Promise<ConsentRecord> {
     const record = { id: newId('cons'), ...fields, createdAt: now() }
-    this.files.publish('consents', record.id, artifactFiles(artifacts))
-    try {
-      this.db
-        .prepare('INSERT INTO consents (id, owner_id, name, language, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(record.id, owner, record.name, record.language, record.createdAt)
-    } catch (err) {
-      this.files.remove('consents', record.id)
-      throw err
-    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('consents')
+        .values({
+          id: record.id,
+          owner_id: owner,
+          name: record.name,
+          language: record.language,
+          created_at: record.createdAt,
+        })
+        .execute()
+      await trx
+        .insertInto('consent_artifacts')
+        .values({ consent_id: record.id, ...artifactColumns(artifacts) })
+        .execute()
+    })
     return record
   }
 
-  getConsent(owner: string, id: string): ConsentRecord | null {
-    const row = this.db
-      .prepare('SELECT id, name, language, created_at FROM consents WHERE id = ? AND owner_id = ?')
-      .get(id, owner) as { id: string; name: string; language: string; created_at: number } | undefined
+  async getConsent(owner: string, id: string): Promise<ConsentRecord | null> {
+    const row = await this.db
+      .selectFrom('consents')
+      .select(['id', 'name', 'language', 'created_at'])
+      .where('id', '=', id)
+      .where('owner_id', '=', owner)
+      .executeTakeFirst()
     return row ? { id: row.id, name: row.name, language: row.language, createdAt: row.created_at } : null
   }
 
   /** Newest first; `after` is the last id of the previous page. Null when `after` is not one of the owner's. */
-  listConsents(
+  async listConsents(
     owner: string,
     limit: number,
     after?: string,
-  ): { data: ConsentRecord[]; hasMore: boolean } | null {
-    let before = Number.MAX_SAFE_INTEGER
+  ): Promise<{ data: ConsentRecord[]; hasMore: boolean } | null> {
+    let query = this.db
+      .selectFrom('consents')
+      .select(['id', 'name', 'language', 'created_at'])
+      .where('owner_id', '=', owner)
     if (after !== undefined) {
-      const cursor = this.db
-        .prepare('SELECT seq FROM consents WHERE id = ? AND owner_id = ?')
-        .get(after, owner) as { seq: number } | undefined
+      const cursor = await this.db
+        .selectFrom('consents')
+        .select('seq')
+        .where('id', '=', after)
+        .where('owner_id', '=', owner)
+        .executeTakeFirst()
       if (!cursor) return null
-      before = cursor.seq
+      query = query.where('seq', '<', cursor.seq)
     }
-    const rows = this.db
-      .prepare(
-        'SELECT id, name, language, created_at FROM consents WHERE owner_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-      )
-      .all(owner, before, limit + 1) as { id: string; name: string; language: string; created_at: number }[]
+    const rows = await query
+      .orderBy('seq', 'desc')
+      .limit(limit + 1)
+      .execute()
     return {
       data: rows
         .slice(0, limit)
@@ -123,24 +157,24 @@ export class VoiceStore {
     }
   }
 
-  /** Deletes the consent and, in the same transaction, every voice bound to it; then their files. */
-  deleteConsent(owner: string, id: string): boolean {
-    const revoked = this.db.transaction(() => {
-      const voices = this.db.prepare('SELECT id FROM voices WHERE consent_id = ?').all(id) as { id: string }[]
-      const { changes } = this.db.prepare('DELETE FROM consents WHERE id = ? AND owner_id = ?').run(id, owner)
-      return changes === 0 ? null : voices.map((v) => v.id)
-    })()
-    if (revoked === null) return false
-    for (const voiceId of revoked) this.files.remove('voices', voiceId)
-    this.files.remove('consents', id)
-    return true
+  /**
+   * Deletes the consent; its recording, every voice bound to it and their samples go by cascade in the same
+   * statement (db.ts), on every instance at once.
+   */
+  async deleteConsent(owner: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('consents')
+      .where('id', '=', id)
+      .where('owner_id', '=', owner)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
   }
 
   /**
-   * Saves a voice. Its consent may have been deleted while the sample was being verified: the foreign key then
-   * refuses the row, the files go, and the caller gets null.
+   * Saves a voice. Its consent may have been deleted while the sample was being verified: then nothing is saved and
+   * the caller gets null.
    */
-  createVoice(
+  async createVoice(
     owner: string,
     fields: {
       name: string
@@ -150,95 +184,133 @@ export class VoiceStore {
       params: VoiceParams
     },
     artifacts: VoiceArtifacts,
-  ): VoiceRecord | null {
+  ): Promise<VoiceRecord | null> {
     const record: VoiceRecord = { id: newId('voice'), ...fields, createdAt: now() }
-    this.files.publish('voices', record.id, artifactFiles(artifacts))
-    const saved = this.db.transaction(() => {
-      if (fields.consentId !== null && !this.getConsent(owner, fields.consentId)) return false
-      this.db
-        .prepare(
-          `INSERT INTO voices (id, owner_id, name, consent_id, language, created_at, prepared_version, prepared)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          record.id,
-          owner,
-          record.name,
-          record.consentId,
-          record.language,
-          record.createdAt,
-          record.preparedVersion,
-          JSON.stringify(record.params),
-        )
-      return true
-    })
     try {
-      if (saved()) return record
+      return await this.db.transaction().execute(async (trx) => {
+        if (fields.consentId !== null) {
+          const consent = await trx
+            .selectFrom('consents')
+            .select('id')
+            .where('id', '=', fields.consentId)
+            .where('owner_id', '=', owner)
+            .executeTakeFirst()
+          if (!consent) return null
+        }
+        await trx
+          .insertInto('voices')
+          .values({
+            id: record.id,
+            owner_id: owner,
+            name: record.name,
+            consent_id: record.consentId,
+            language: record.language,
+            created_at: record.createdAt,
+            prepared_version: record.preparedVersion,
+            prepared: JSON.stringify(record.params),
+          })
+          .execute()
+        await trx
+          .insertInto('voice_artifacts')
+          .values({ voice_id: record.id, ...artifactColumns(artifacts) })
+          .execute()
+        return record
+      })
     } catch (err) {
-      this.files.remove('voices', record.id)
+      // PostgreSQL: the consent was there when checked and deleted by a concurrent transaction before the insert.
+      if (isForeignKeyViolation(err)) return null
       throw err
     }
-    this.files.remove('voices', record.id)
-    return null
   }
 
-  getVoice(owner: string, id: string): VoiceRecord | null {
-    const row = this.db.prepare('SELECT * FROM voices WHERE id = ? AND owner_id = ?').get(id, owner) as
-      | VoiceRow
-      | undefined
+  async getVoice(owner: string, id: string): Promise<VoiceRecord | null> {
+    const row = await this.db
+      .selectFrom('voices')
+      .select(VOICE_COLUMNS)
+      .where('id', '=', id)
+      .where('owner_id', '=', owner)
+      .executeTakeFirst()
     return row ? toVoice(row) : null
   }
 
-  listVoices(owner: string): VoiceRecord[] {
-    const rows = this.db
-      .prepare('SELECT * FROM voices WHERE owner_id = ? ORDER BY created_at DESC, id')
-      .all(owner) as VoiceRow[]
+  async listVoices(owner: string): Promise<VoiceRecord[]> {
+    const rows = await this.db
+      .selectFrom('voices')
+      .select(VOICE_COLUMNS)
+      .where('owner_id', '=', owner)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute()
     return rows.map(toVoice)
   }
 
-  deleteVoice(owner: string, id: string): boolean {
-    const { changes } = this.db.prepare('DELETE FROM voices WHERE id = ? AND owner_id = ?').run(id, owner)
-    if (changes === 0) return false
-    this.files.remove('voices', id)
-    return true
+  /** Deletes the voice and, by cascade, its sample and embedding. */
+  async deleteVoice(owner: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('voices')
+      .where('id', '=', id)
+      .where('owner_id', '=', owner)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
   }
 
   /** Records a new preparation; false when the voice was revoked meanwhile. */
-  updatePreparation(id: string, version: string, params: VoiceParams): boolean {
-    const { changes } = this.db
-      .prepare('UPDATE voices SET prepared_version = ?, prepared = ? WHERE id = ?')
-      .run(version, JSON.stringify(params), id)
-    return changes > 0
+  async updatePreparation(id: string, version: string, params: VoiceParams): Promise<boolean> {
+    const result = await this.db
+      .updateTable('voices')
+      .set({ prepared_version: version, prepared: JSON.stringify(params) })
+      .where('id', '=', id)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
   }
 
-  async readArtifacts(kind: ArtifactKind, id: string): Promise<VoiceArtifacts> {
-    const [audio, embedding, version] = await Promise.all([
-      this.files.read(kind, id, AUDIO_FILE),
-      this.files.read(kind, id, EMBEDDING_FILE),
-      this.files.read(kind, id, EMBEDDER_FILE),
-    ])
+  /** A consent's or voice's audio and embedding; null once it has been revoked. */
+  async readArtifacts(kind: ArtifactKind, id: string): Promise<VoiceArtifacts | null> {
+    const row =
+      kind === 'consents'
+        ? await this.db
+            .selectFrom('consent_artifacts')
+            .select(['audio', 'embedding', 'embedder_version'])
+            .where('consent_id', '=', id)
+            .executeTakeFirst()
+        : await this.db
+            .selectFrom('voice_artifacts')
+            .select(['audio', 'embedding', 'embedder_version'])
+            .where('voice_id', '=', id)
+            .executeTakeFirst()
+    if (!row) return null
     return {
-      audio: bytesToFloats(audio),
-      embedding: embedding.byteLength === 0 ? null : bytesToFloats(embedding),
-      embedderVersion: version.toString('utf8'),
+      audio: bytesToFloats(row.audio),
+      embedding: row.embedding.byteLength === 0 ? null : bytesToFloats(row.embedding),
+      embedderVersion: row.embedder_version,
     }
   }
 
-  /** The directory of a consent's or voice's files (tests check they are gone after revocation). */
-  artifactDir(kind: ArtifactKind, id: string): string {
-    return this.files.dir(kind, id)
-  }
-
-  private exists(kind: ArtifactKind, id: string): boolean {
-    const table = kind === 'consents' ? 'consents' : 'voices'
-    return this.db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined
+  /** The ids whose audio is stored (tests check that revocation removes it). */
+  async artifactIds(kind: ArtifactKind): Promise<string[]> {
+    const rows =
+      kind === 'consents'
+        ? await this.db.selectFrom('consent_artifacts').select('consent_id as id').execute()
+        : await this.db.selectFrom('voice_artifacts').select('voice_id as id').execute()
+    return rows.map((r) => r.id).sort()
   }
 }
 
-function artifactFiles(a: VoiceArtifacts): Record<string, Uint8Array> {
+function artifactColumns(a: VoiceArtifacts) {
   return {
-    [AUDIO_FILE]: floatBytes(a.audio),
-    [EMBEDDING_FILE]: a.embedding ? floatBytes(a.embedding) : new Uint8Array(0),
-    [EMBEDDER_FILE]: Buffer.from(a.embedderVersion, 'utf8'),
+    audio: floatBytes(a.audio),
+    embedding: a.embedding ? floatBytes(a.embedding) : Buffer.alloc(0),
+    embedder_version: a.embedderVersion,
   }
+}
+
+/** The samples' bytes as stored: float32 in the machine's order (little-endian on every supported platform). */
+export const floatBytes = (samples: Float32Array): Buffer =>
+  Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)
+
+export function bytesToFloats(bytes: Uint8Array): Float32Array {
+  // A copy: the driver's buffers may not be 4-byte aligned.
+  const out = new Float32Array(bytes.byteLength / 4)
+  new Uint8Array(out.buffer).set(bytes)
+  return out
 }

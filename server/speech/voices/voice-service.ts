@@ -15,6 +15,7 @@ import {
   RecognizerUnavailableError,
 } from '../../engine/recognition/recognizer.ts'
 import { type SpeakerEmbedder, verificationScore } from '../../engine/speaker/embedder.ts'
+import { isStorageUnavailable } from '../../storage/index.ts'
 import {
   ApiError,
   consentNotFound,
@@ -24,7 +25,7 @@ import {
   voiceNotFound,
 } from '../errors.ts'
 import type { Slot, SlotPool } from '../slots.ts'
-import type { ConsentRecord, VoiceArtifacts, VoiceRecord, VoiceStore } from '../store/voices.ts'
+import type { ConsentRecord, VoiceRecord, VoiceStore } from '../store/voices.ts'
 
 /** What the recording screen says of a consent clip (server/engine/speaker/screen.ts). */
 export interface RecordingScreen {
@@ -175,7 +176,8 @@ export class VoiceService {
     ref: { audio: Uint8Array; transcript?: string; consentId?: string },
     signal?: AbortSignal,
   ): Promise<{ voice: { params: VoiceParams; language: string }; slot: Slot }> {
-    const consent = ref.consentId === undefined ? null : this.deps.store.getConsent(owner, ref.consentId)
+    const consent =
+      ref.consentId === undefined ? null : await this.deps.store.getConsent(owner, ref.consentId)
     if (ref.consentId !== undefined && !consent) throw consentNotFound()
     const slot = await this.cloningSlot(signal)
     try {
@@ -220,7 +222,7 @@ export class VoiceService {
     signal?: AbortSignal,
   ): Promise<VoiceRecord> {
     const { store, embedder } = this.deps
-    const consent = fields.consentId === null ? null : store.getConsent(owner, fields.consentId)
+    const consent = fields.consentId === null ? null : await store.getConsent(owner, fields.consentId)
     if (fields.consentId !== null && !consent) throw consentNotFound()
     const slot = await this.cloningSlot(signal)
     try {
@@ -234,7 +236,7 @@ export class VoiceService {
         language,
         wordCount: await this.wordCount(audio, fields.transcript, signal),
       })
-      const voice = store.createVoice(
+      const voice = await store.createVoice(
         owner,
         {
           name: fields.name,
@@ -269,7 +271,9 @@ export class VoiceService {
 
   /** The consent's stored embedding, recomputed from its recording when the embedder has changed since. */
   private async consentEmbedding(consentId: string): Promise<Float32Array | null> {
-    const stored: VoiceArtifacts = await this.deps.store.readArtifacts('consents', consentId)
+    const stored = await this.deps.store.readArtifacts('consents', consentId)
+    // Revoked since it was looked up.
+    if (!stored) throw consentNotFound()
     if (stored.embedderVersion === this.deps.embedder.version) return stored.embedding
     return this.deps.embedder.embed(stored.audio)
   }
@@ -288,7 +292,7 @@ export class VoiceService {
    * retry finds it done. The id never changes.
    */
   async prepared(owner: string, id: string): Promise<PreparedResult> {
-    const voice = this.deps.store.getVoice(owner, id)
+    const voice = await this.deps.store.getVoice(owner, id)
     if (!voice) throw voiceNotFound()
     if (voice.preparedVersion === this.preparationVersion)
       return { params: voice.params, language: voice.language }
@@ -302,17 +306,26 @@ export class VoiceService {
     let running = this.preparing.get(voice.id)
     if (!running) {
       running = (async () => {
-        const { audio } = await this.deps.store.readArtifacts('voices', voice.id)
+        const artifacts = await this.deps.store.readArtifacts('voices', voice.id)
+        // Revoked since it was looked up: it is simply gone.
+        if (!artifacts) return null
+        const { audio } = artifacts
         const { params } = await prepareVoice(this.deps.synthesizer, {
           audio,
           sampleRate: RECOGNITION_SAMPLE_RATE,
           language: voice.language,
           wordCount: await this.wordCount(audio, undefined),
         })
-        return this.deps.store.updatePreparation(voice.id, this.preparationVersion, params) ? params : null
+        return (await this.deps.store.updatePreparation(voice.id, this.preparationVersion, params))
+          ? params
+          : null
       })()
-        // A voice revoked mid-preparation has no files left to read: it is simply gone.
-        .catch(() => null)
+        // A preparation that fails leaves the voice as it was: not found for this request, tried again by the next.
+        // A database that cannot answer is not "not found": that error reaches the caller (503).
+        .catch((err: unknown) => {
+          if (isStorageUnavailable(err)) throw err
+          return null
+        })
         .finally(() => this.preparing.delete(voice.id))
       this.preparing.set(voice.id, running)
     }

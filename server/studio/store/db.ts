@@ -1,5 +1,6 @@
 import type { Generated, Kysely } from 'kysely'
 import { sql } from 'kysely'
+import { type BlobChunkRow, createBlobTable } from '../../storage/blobs.ts'
 import {
   createStorage,
   type Dialect,
@@ -11,7 +12,8 @@ import {
 /**
  * The studio backend's own state — settings, users, sessions, the audit trail, saved transcripts and their label
  * edits, scripts — in `DATA_DIR/studio.db` (SQLite, the default) or, with `DATABASE_URL`, in PostgreSQL in the schema
- * `studio` (server/storage). The audio of saved transcripts stays in files under `DATA_DIR/transcripts/` on either.
+ * `studio` (server/storage). The audio of saved transcripts (`transcript_audio`, chunked: server/storage/blobs.ts) and of
+ * takes (`take_audio`) is in the database too, so every instance serves every recording.
  */
 
 export interface StudioTables {
@@ -75,6 +77,25 @@ export interface StudioTables {
     created_at: number
     updated_at: number
   }
+  takes: {
+    id: string
+    owner: string
+    script_id: string
+    line_id: string
+    text: string
+    settings: string
+    reference: number
+    status: 'complete' | 'incomplete'
+    final: number
+    starred: number
+    name: string | null
+    time_to_first_audio_ms: number | null
+    samples: number
+    bytes: number
+    created_at: number
+  }
+  take_audio: { take_id: string; pcm: Uint8Array }
+  transcript_audio: BlobChunkRow
 }
 
 export type StudioDb = Kysely<StudioTables>
@@ -161,7 +182,7 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
     },
   },
   // Saved transcripts (store/transcripts.ts): the service's result as it came, never updated; the reviewers' label
-  // edits in their own table; the audio in DATA_DIR/transcripts/.
+  // edits in their own table; the audio in DATA_DIR/transcripts/ until 0007 moved it into the database.
   '0004_transcripts': {
     async up(db, dialect) {
       await db.schema
@@ -215,6 +236,56 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
         .on('scripts')
         .columns(['owner', 'updated_at'])
         .execute()
+    },
+  },
+  // Take history (store/takes.ts): each owner's takes of their scripts' lines. The audio is in the database, apart
+  // from the metadata so listing never reads it, so that every backend instance serves every take.
+  '0006_takes': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('takes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('script_id', 'text', (c) => c.notNull().references('scripts.id').onDelete('cascade'))
+        .addColumn('line_id', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('reference', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status IN ('complete', 'incomplete')`))
+        .addColumn('final', 'integer', (c) => c.notNull())
+        .addColumn('starred', 'integer', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('time_to_first_audio_ms', int(dialect))
+        .addColumn('samples', int(dialect), (c) => c.notNull())
+        .addColumn('bytes', int(dialect), (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('takes_owner_created')
+        .on('takes')
+        .columns(['owner', 'created_at'])
+        .execute()
+      await db.schema.createIndex('takes_script').on('takes').columns(['script_id', 'line_id']).execute()
+      // One starred take per line, held by the database so two instances starring at once cannot both win.
+      await db.schema
+        .createIndex('takes_one_starred')
+        .on('takes')
+        .columns(['script_id', 'line_id'])
+        .unique()
+        .where(sql.ref('starred'), '=', 1)
+        .execute()
+      await db.schema
+        .createTable('take_audio')
+        .addColumn('take_id', 'text', (c) => c.primaryKey().references('takes.id').onDelete('cascade'))
+        .addColumn('pcm', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .execute()
+    },
+  },
+  // Transcript recordings in the database (server/storage/blobs.ts) instead of DATA_DIR/transcripts/, so every backend
+  // instance serves every recording. Files of an older studio are moved in at start (TranscriptStore.adoptFiles).
+  '0007_transcript_audio': {
+    async up(db, dialect) {
+      await createBlobTable(db, dialect, 'transcript_audio')
     },
   },
 }

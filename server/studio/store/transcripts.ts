@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, rmSync } from 'node:fs'
-import { open, rename, rm } from 'node:fs/promises'
+import { createReadStream, readdirSync, rmSync, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { sql } from 'kysely'
 import {
   EMPTY_EDITS,
@@ -14,14 +13,15 @@ import {
   storedResultSchema,
   type TranscriptSummary,
 } from '../../../schema/index.ts'
+import { BlobStore, BlobTooLargeError } from '../../storage/blobs.ts'
 import { privateDir } from '../../storage/private-files.ts'
 import type { StudioStorage } from './db.ts'
 
 /**
  * Saved transcripts of the studio's organization: the service's result exactly as it came (written once, never
- * updated), the reviewers' label edits in their own table with a revision counter, waveform peaks, and the audio
- * under `DATA_DIR/transcripts/`, written to a temporary file and renamed into place so a crash never leaves half a
- * recording under a transcript's name.
+ * updated), the reviewers' label edits in their own table with a revision counter, waveform peaks, and the audio in
+ * the database in chunks (server/storage/blobs.ts), so every backend instance serves every recording. A recording's
+ * chunks are written before its row; a crash between the two leaves chunks no row names, swept after a day.
  */
 
 export interface NewTranscript {
@@ -61,64 +61,107 @@ type Row = {
   updated_by: string | null
 }
 
-export class AudioTooLargeError extends Error {}
+/** A recording larger than the limit it was written under. */
+export { BlobTooLargeError as AudioTooLargeError }
+
+/** A folder's entries; none when it does not exist. */
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
 
 export const newTranscriptId = () => `tr_${randomBytes(12).toString('base64url')}`
 
+/** Chunks older than this that no transcript names are what a crash left: no upload or live session lasts a day. */
+const ORPHAN_AGE_MS = 24 * 3600_000
+
 export class TranscriptStore {
-  readonly audioDir: string
+  /** Where a live session's recording is written while it lasts (this instance's own disk), until it is kept. */
+  readonly spoolDir: string
+  /** Where an older studio kept recordings as files; moved into the database by `adoptFiles`. */
+  private readonly legacyDir: string
+  private readonly audio: BlobStore
 
   constructor(
     private readonly storage: StudioStorage,
     dataDir: string,
   ) {
-    this.audioDir = join(dataDir, 'transcripts')
     // Recordings of people are for the studio's user alone: the folder 0700 (tightened if it exists), files 0600.
-    privateDir(this.audioDir)
+    this.spoolDir = join(dataDir, 'spool')
+    privateDir(this.spoolDir)
+    this.legacyDir = join(dataDir, 'transcripts')
+    this.audio = new BlobStore(storage.db, 'transcript_audio')
   }
 
   /**
-   * Streams `source` into the audio directory under `fileName`: a hidden temporary file first, flushed to disk, then
-   * renamed. More than `maxBytes` stops the copy, removes the temporary file and throws AudioTooLargeError.
+   * Keeps `source` as the recording `key`, as it arrives. More than `maxBytes` stops the copy, removes what was
+   * written and throws AudioTooLargeError.
    */
-  async writeAudio(source: Readable, fileName: string, maxBytes: number): Promise<{ bytes: number }> {
-    const final = this.audioPath(fileName)
-    const temporary = join(this.audioDir, `.${fileName}.${randomBytes(6).toString('hex')}.part`)
-    let bytes = 0
-    try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
-            bytes += chunk.length
-            if (bytes > maxBytes)
-              throw new AudioTooLargeError(`The recording is larger than ${maxBytes} bytes.`)
-            yield chunk
-          }
-        },
-        createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
-      )
-      const handle = await open(temporary, 'r+')
-      try {
-        await handle.sync()
-      } finally {
-        await handle.close()
+  async writeAudio(
+    source: AsyncIterable<Uint8Array>,
+    key: string,
+    maxBytes: number,
+  ): Promise<{ bytes: number }> {
+    return { bytes: await this.audio.put(key, source, maxBytes) }
+  }
+
+  /** The whole recording, to forward it to the service in one request (at most the upload limit, 25 MiB). */
+  async readAudio(key: string): Promise<Buffer<ArrayBuffer>> {
+    const bytes = await this.audio.read(key)
+    if (!bytes) throw new Error(`recording ${key} is missing`)
+    return bytes
+  }
+
+  /** Bytes `start`..`end` (inclusive) of the recording, read as the client takes them. */
+  audioStream(key: string, start: number, end: number): Readable {
+    return this.audio.stream(key, start, end)
+  }
+
+  /** Removes a recording no transcript will name (an upload refused or cut short). Never throws. */
+  async removeAudio(key: string): Promise<void> {
+    await this.audio.delete(key).catch(() => {}) // what stays behind is swept after a day
+  }
+
+  /**
+   * Moves the recordings an older studio kept under `DATA_DIR/transcripts/` into the database, each file removed
+   * once its chunks are written, then sweeps chunks a crash left behind. Run once at start; safe to run again.
+   */
+  async adoptFiles(): Promise<{ adopted: number; swept: number }> {
+    let adopted = 0
+    for (const name of safeList(this.legacyDir)) {
+      const path = join(this.legacyDir, name)
+      if (name.startsWith('.')) {
+        rmSync(path, { force: true }) // a temporary file of an upload cut short by a crash
+        continue
       }
-      await rename(temporary, final)
-      return { bytes }
-    } catch (err) {
-      await rm(temporary, { force: true })
-      throw err
+      const row = await this.db
+        .selectFrom('transcripts')
+        .select('id')
+        .where('audio_file', '=', name)
+        .executeTakeFirst()
+      if (row && !(await this.audio.has(name))) {
+        await this.audio.put(name, createReadStream(path))
+        adopted += 1
+      }
+      await rm(path, { force: true })
     }
-  }
-
-  audioPath(fileName: string): string {
-    if (!/^[\w.-]+$/.test(fileName) || fileName.startsWith('.')) throw new Error('bad audio file name')
-    return join(this.audioDir, fileName)
-  }
-
-  removeAudio(fileName: string): void {
-    rmSync(this.audioPath(fileName), { force: true })
+    // A live session's spool file outlives its session only when the instance died during it.
+    for (const name of safeList(this.spoolDir)) {
+      const path = join(this.spoolDir, name)
+      if (Date.now() - statSync(path).mtimeMs > ORPHAN_AGE_MS) rmSync(path, { force: true })
+    }
+    const swept = await this.audio.sweep(async (keys) => {
+      const rows = await this.db
+        .selectFrom('transcripts')
+        .select('audio_file')
+        .where('audio_file', 'in', keys)
+        .execute()
+      return new Set(rows.map((r) => r.audio_file))
+    }, ORPHAN_AGE_MS)
+    return { adopted, swept }
   }
 
   private get db() {
@@ -263,7 +306,7 @@ export class TranscriptStore {
       .returning('audio_file')
       .executeTakeFirst()
     if (!row) return false
-    this.removeAudio(row.audio_file)
+    await this.removeAudio(row.audio_file)
     return true
   }
 }

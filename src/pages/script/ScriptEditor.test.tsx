@@ -188,4 +188,21 @@ describe('ScriptEditor', () => {
     expect(onCaretLine).toHaveBeenLastCalledWith('ln_aaaaaa03')
     expect(onSelectionChange).toHaveBeenLastCalledWith('Three.')
   })
+
+  it('counts problems, warnings and hints apart in the summary', () => {
+    // The page as found in use: a problem (two parentheses) and a warning, summed up as "2 notes".
+    const { issues } = setup({
+      initial: [
+        { id: 'ln_aaaaaa01', text: 'This is ((wrong)) here.' },
+        { id: 'ln_aaaaaa02', text: 'And then [happy] we go.' },
+      ],
+    })
+    const listed = within(issues)
+      .getAllByRole('button')
+      .map((b) => b.textContent)
+    expect(listed).toEqual([expect.stringMatching(/Problem:/), expect.stringMatching(/Warning:/)])
+    expect(issues.querySelector('.script-editor-issues-summary')?.textContent).toBe(
+      'Markup: 1 problem, 1 warning.',
+    )
+  })
 })

@@ -420,15 +420,25 @@ const MirrorLine = memo(
     sameIssues(a.issues, b.issues),
 )
 
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** "Markup: 1 problem, 1 warning." — each severity counted apart, in the words the list uses. */
+export function summarizeIssues(issues: readonly MarkupIssue[]): string {
+  if (issues.length === 0) return 'Markup looks right.'
+  const of = (severity: MarkupIssue['severity']) => issues.filter((i) => i.severity === severity).length
+  const parts = [
+    of('error') > 0 && counted(of('error'), 'problem', 'problems'),
+    of('warning') > 0 && counted(of('warning'), 'warning', 'warnings'),
+    of('info') > 0 && counted(of('info'), 'hint', 'hints'),
+  ].filter((p) => p !== false)
+  return `Markup: ${parts.join(', ')}.`
+}
+
 function IssueList({ issues, onShow }: { issues: readonly MarkupIssue[]; onShow(issue: MarkupIssue): void }) {
   const listed = issues.slice(0, MAX_LISTED_ISSUES)
   return (
     <div className="script-editor-issues" aria-live="polite">
-      <p className="script-editor-issues-summary">
-        {issues.length === 0
-          ? 'Markup looks right.'
-          : `Markup: ${issues.length} ${issues.length === 1 ? 'note' : 'notes'}.`}
-      </p>
+      <p className="script-editor-issues-summary">{summarizeIssues(issues)}</p>
       {listed.length > 0 && (
         <ul>
           {listed.map((issue) => (

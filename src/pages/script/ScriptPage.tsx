@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react'
 import { builtinVoiceLanguage, type ResponseFormat } from '../../../schema/index.ts'
 import { listScripts, listVoices } from '../../api/client.ts'
 import { explainError } from '../../api/error-text.ts'
+import { scriptTakesQuery } from '../../api/takes.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { PlaybackStats } from '../../components/PlaybackStats.tsx'
 import { saveBlob } from '../../components/saveBlob.ts'
@@ -15,6 +16,7 @@ import { LineOverrideForm, SettingsForm } from './SettingsForm.tsx'
 import { scriptText, useScript } from './script-store.ts'
 import { effectiveSettings, isSavedVoice, toSpeechRequest, voiceFor } from './settings.ts'
 import { downloadChosen, FormatSelect, TakeList } from './TakeList.tsx'
+import { loadStoredTakes } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
 import './script.css'
 
@@ -81,6 +83,19 @@ export function ScriptPage() {
     return () => takePlayer.removeEventListener('change', onChange)
   }, [])
 
+  // The open script's take history, kept by the backend: it survives a reload and follows the designer to another
+  // browser. Loaded again when the script is opened again or the window regains focus.
+  const storedTakes = useQuery({
+    ...scriptTakesQuery(script.id ?? ''),
+    enabled: script.id !== null,
+  })
+  useEffect(() => {
+    if (!storedTakes.data) return
+    const controller = new AbortController()
+    void loadStoredTakes(storedTakes.data, controller.signal)
+    return () => controller.abort()
+  }, [storedTakes.data])
+
   const scripts = useQuery({
     queryKey: ['scripts', script.id, script.revision === null],
     queryFn: ({ signal }) => listScripts(signal),
@@ -109,7 +124,9 @@ export function ScriptPage() {
   const caretNumber = caretLine ? (lineIndex.get(caretLine.id) ?? 0) + 1 : 1
   const busy = playback.status === 'streaming' || playback.status === 'playing'
   const activeLineId = busy ? lineAt(preview.starts, playback.stats?.framesPlayed ?? 0) : null
-  const chosenCount = useTakes((s) => s.takes.filter((t) => t.starred).length)
+  // Takes of scripts opened earlier stay in the store; only this script's chosen takes count here.
+  const chosenCount = useTakes((s) => s.chosenTakes(script.lines.map((l) => l.id)).length)
+  const scriptIsEmpty = script.lines.every((l) => l.text.trim() === '')
 
   const planFor = (lineId: string, text?: string): LinePlan | null => {
     const line = script.lines.find((l) => l.id === lineId)
@@ -240,12 +257,22 @@ export function ScriptPage() {
             >
               Play selection
             </button>
-            <button type="button" onClick={() => play(script.lines.map((l) => planFor(l.id)))}>
+            <button
+              type="button"
+              onClick={() => play(script.lines.map((l) => planFor(l.id)))}
+              disabled={scriptIsEmpty}
+              aria-describedby={scriptIsEmpty ? 'play-script-why' : undefined}
+            >
               Play script
             </button>
             <button type="button" onClick={() => void playback.stop()} disabled={!busy}>
               Stop
             </button>
+            {scriptIsEmpty && (
+              <p id="play-script-why" className="hint">
+                Write a line to play the script.
+              </p>
+            )}
           </fieldset>
           <div className="playback-status">
             <p role="status" data-testid="playback-status" className={`status status-${playback.status}`}>

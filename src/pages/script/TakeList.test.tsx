@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { RESPONSE_FORMATS } from '../../../schema/index.ts'
 import { type FakeAudioContext, fakeContext } from '../../audio/fake-audio-context.ts'
 import { TakePlayer } from '../../audio/take-player.ts'
+import { formatTimeToFirstAudio } from '../../components/PlaybackStats.tsx'
 import { downloadChosen, TakeList } from './TakeList.tsx'
 import { type Take, useTakes } from './takes-store.ts'
 
@@ -201,12 +202,29 @@ describe('TakeList', () => {
     expect(screen.getByRole('status').textContent).toBe('Saved line-1-take-1.wav.')
   })
 
-  it('says when older takes of the line were dropped to save memory', () => {
+  it('says when older takes of the line were dropped by the studio’s caps', () => {
     addTake(100)
     useTakes.setState({ dropped: { [LINE]: 2 } })
     renderList()
-    expect(screen.getByText(/The 2 oldest takes of this line were removed/)).toBeTruthy()
+    expect(
+      screen.getByText(/The 2 oldest takes of this line were removed: the studio keeps at most 200 takes/),
+    ).toBeTruthy()
     expect(screen.getByText('Take 3')).toBeTruthy()
+  })
+
+  it('shows the take’s time to first audio in the Playback panel’s words, and renames a take', async () => {
+    const take = addTake(100)
+    useTakes.getState().setTimeToFirstAudio(take.id, 740)
+    const user = userEvent.setup()
+    renderList()
+    expect(screen.getByTestId('take-ttfa').textContent).toBe(
+      `Time to first audio ${formatTimeToFirstAudio(740)}`,
+    )
+    await user.click(screen.getByRole('button', { name: 'Rename take 1' }))
+    const field = screen.getByRole('textbox', { name: 'New name for take 1' })
+    await user.type(field, 'Warm read{Enter}')
+    expect(screen.getByRole('button', { name: 'Play Warm read' })).toBeTruthy()
+    expect(useTakes.getState().takes[0]?.name).toBe('Warm read')
   })
 })
 

@@ -1,18 +1,27 @@
-import { type KeyboardEvent, useMemo, useState } from 'react'
+import { type FormEvent, type KeyboardEvent, useMemo, useState } from 'react'
 import {
   DEFAULT_MODEL,
+  MAX_TAKE_BYTES_PER_USER,
+  MAX_TAKE_NAME_CHARS,
+  MAX_TAKES_PER_USER,
   RESPONSE_FORMATS,
   type ResponseFormat,
   type SpeechRequest,
 } from '../../../schema/index.ts'
+import { explainError } from '../../api/error-text.ts'
 import { encodePcm, fileNameFor } from '../../audio/encode-browser.ts'
 import { type Side, sharedTakePlayer, type TakePlayer, useTakePlayer } from '../../audio/take-player.ts'
+import { formatTimeToFirstAudio } from '../../components/PlaybackStats.tsx'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { describeSettings } from './settings.ts'
-import { joinTakes, MAX_TAKES_AUDIO_MS, type Take, takesOfLine, useTakes } from './takes-store.ts'
+import { ensureAudio, removeTake, renameTake, starTake } from './take-history.ts'
+import { joinTakes, type Take, takesOfLine, useTakes } from './takes-store.ts'
 import './takes.css'
 
-/** One line's takes: replay, star the chosen one, compare two A/B, download in any of the six formats. */
+/**
+ * One line's takes, as the backend keeps them: replay, rename, star the chosen one, compare two A/B, download in any
+ * of the six formats. A stored take's audio is fetched when it is first needed.
+ */
 
 export const FORMAT_LABELS: Record<ResponseFormat, string> = {
   mp3: 'MP3',
@@ -46,7 +55,8 @@ export async function downloadChosen(
   fileName: string,
 ): Promise<void> {
   if (takes.length === 0) throw new Error('Star a take of at least one line first.')
-  saveBlob(await encodePcm(joinTakes(takes), format), fileNameFor(fileName, format))
+  const audio = await Promise.all(takes.map(async (t) => ({ pcm: await ensureAudio(t) })))
+  saveBlob(await encodePcm(joinTakes(audio), format), fileNameFor(fileName, format))
 }
 
 const seconds = (s: number) => `${s.toFixed(1)} s`
@@ -107,7 +117,6 @@ export function TakeList({
 }: TakeListProps) {
   const all = useTakes((s) => s.takes)
   const dropped = useTakes((s) => s.dropped[lineId] ?? 0)
-  const { star, remove } = useTakes.getState()
   const takes = useMemo(() => takesOfLine(all, lineId), [all, lineId])
   const playback = useTakePlayer(player)
   const [format, setFormat] = useState<ResponseFormat>('wav')
@@ -115,10 +124,17 @@ export function TakeList({
   const [message, setMessage] = useState('')
   /** Ids picked for A/B, in the order picked; at most two. */
   const [picked, setPicked] = useState<string[]>([])
+  const [renaming, setRenaming] = useState<string | null>(null)
 
   /** Takes are numbered in the order they were made; dropped ones were the oldest. */
   const numberOf = (take: Take) => dropped + takes.length - takes.indexOf(take)
-  const nameOf = (take: Take) => `take ${numberOf(take)}`
+  const nameOf = (take: Take) => take.name ?? `take ${numberOf(take)}`
+  /** The take with its audio here (fetched from the backend the first time). */
+  const withAudio = async (take: Take): Promise<Take> => {
+    const pcm = await ensureAudio(take)
+    return { ...(useTakes.getState().takes.find((t) => t.id === take.id) ?? take), pcm }
+  }
+  const tell = (what: string) => (err: unknown) => setMessage(`${what}: ${explainError(err).title}`)
   const pair = picked.map((id) => takes.find((t) => t.id === id)).filter((t) => t !== undefined)
   const comparing = pair.length === 2 ? pair : null
 
@@ -126,7 +142,11 @@ export function TakeList({
     const next = on ? [...picked, take.id].slice(-2) : picked.filter((id) => id !== take.id)
     setPicked(next)
     const [a, b] = next.map((id) => takes.find((t) => t.id === id))
-    if (a && b) player.compare(a, b)
+    if (a && b)
+      void Promise.all([withAudio(a), withAudio(b)]).then(
+        ([x, y]) => player.compare(x, y),
+        tell('Could not load the takes'),
+      )
     else player.endCompare()
   }
 
@@ -135,7 +155,7 @@ export function TakeList({
     setMessage(`Encoding ${nameOf(take)} as ${FORMAT_LABELS[format]}…`)
     try {
       const name = fileNameFor(`${slug(lineLabel) || 'line'}-${slug(nameOf(take))}`, format)
-      saveBlob(await encodePcm(take.pcm, format), name)
+      saveBlob(await encodePcm((await withAudio(take)).pcm, format), name)
       setMessage(`Saved ${name}.`)
     } catch (err) {
       setMessage(`Could not encode ${nameOf(take)}: ${(err as Error).message}`)
@@ -147,9 +167,22 @@ export function TakeList({
   const del = (take: Take) => {
     player.unload(take.id)
     setPicked((p) => p.filter((id) => id !== take.id))
-    remove(take.id)
-    setMessage(`Deleted ${nameOf(take)}.`)
+    const name = nameOf(take)
+    setMessage(`Deleted ${name}.`)
+    removeTake(take.id).catch(tell(`Could not delete ${name}`))
   }
+
+  const rename = (take: Take, e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault()
+    const value = new FormData(e.currentTarget).get('name')
+    setRenaming(null)
+    renameTake(take.id, typeof value === 'string' ? value : null).catch(
+      tell(`Could not rename ${nameOf(take)}`),
+    )
+  }
+
+  const play = (take: Take) =>
+    withAudio(take).then((t) => player.play(t), tell(`Could not load ${nameOf(take)}`))
 
   return (
     <section className="take-list" aria-label={`Takes of ${lineLabel}`}>
@@ -158,10 +191,10 @@ export function TakeList({
         {takes.length >= 2 && <p className="hint">Tick Compare on two takes to hear them A/B.</p>}
       </div>
       {dropped > 0 && (
-        <p className="take-notice">
+        <p className="take-notice" role="status">
           {dropped === 1 ? 'The oldest take' : `The ${dropped} oldest takes`} of this line{' '}
-          {dropped === 1 ? 'was' : 'were'} removed: this page keeps at most {MAX_TAKES_AUDIO_MS / 60_000}{' '}
-          minutes of takes in memory. Starred takes are always kept.
+          {dropped === 1 ? 'was' : 'were'} removed: the studio keeps at most {MAX_TAKES_PER_USER} takes and{' '}
+          {MAX_TAKE_BYTES_PER_USER / 1024 / 1024} MB of audio per designer. Starred takes are always kept.
         </p>
       )}
       {takes.length === 0 ? (
@@ -173,10 +206,30 @@ export function TakeList({
             const loaded = playback.takeId === take.id
             const playing = loaded && playback.playing
             const recording = take.status === 'recording'
+            const saving = !recording && take.storedId === null && take.saveError === null
             return (
-              <li key={take.id} className={`take${take.starred ? ' take-starred' : ''}`}>
+              <li
+                key={take.id}
+                className={`take${take.starred ? ' take-starred' : ''}`}
+                data-stored={take.storedId !== null}
+              >
                 <div className="take-head">
-                  <span className="take-name">{name[0]?.toUpperCase() + name.slice(1)}</span>
+                  {renaming === take.id ? (
+                    <form className="take-rename" onSubmit={(e) => rename(take, e)}>
+                      <input
+                        name="name"
+                        defaultValue={take.name ?? ''}
+                        maxLength={MAX_TAKE_NAME_CHARS}
+                        aria-label={`New name for ${name}`}
+                        // biome-ignore lint/a11y/noAutofocus: the field appears because Rename was pressed
+                        autoFocus
+                        onKeyDown={(e) => e.key === 'Escape' && setRenaming(null)}
+                      />
+                      <button type="submit">Save name</button>
+                    </form>
+                  ) : (
+                    <span className="take-name">{name[0]?.toUpperCase() + name.slice(1)}</span>
+                  )}
                   <time dateTime={new Date(take.createdAt).toISOString()}>
                     {new Date(take.createdAt).toLocaleTimeString()}
                   </time>
@@ -184,7 +237,13 @@ export function TakeList({
                   <span className={`take-badge take-${take.status}`}>{STATUS_TEXT[take.status]}</span>
                   {take.final && <span className="take-badge">Final render</span>}
                   {take.timeToFirstAudioMs !== null && (
-                    <span className="hint">first audio after {take.timeToFirstAudioMs} ms</span>
+                    <span className="hint" data-testid="take-ttfa">
+                      Time to first audio {formatTimeToFirstAudio(take.timeToFirstAudioMs)}
+                    </span>
+                  )}
+                  {saving && <span className="hint">Saving…</span>}
+                  {take.saveError && (
+                    <span className="take-unsaved">Not kept by the studio: {take.saveError}</span>
                   )}
                 </div>
                 <p className="take-settings">{describe(take.request)}</p>
@@ -203,7 +262,7 @@ export function TakeList({
                     type="button"
                     disabled={recording}
                     aria-label={`${playing ? 'Pause' : 'Play'} ${name}`}
-                    onClick={() => (playing ? player.pause() : player.play(take))}
+                    onClick={() => (playing ? player.pause() : void play(take))}
                   >
                     {playing ? 'Pause' : 'Play'}
                   </button>
@@ -230,7 +289,7 @@ export function TakeList({
                     disabled={take.status !== 'complete'}
                     title={take.status === 'complete' ? undefined : 'Only a complete take can be chosen'}
                     aria-label={`Star ${name}`}
-                    onClick={() => star(take.id, !take.starred)}
+                    onClick={() => starTake(take.id, !take.starred).catch(tell(`Could not star ${name}`))}
                   >
                     {take.starred ? '★ Starred' : '☆ Star'}
                   </button>
@@ -245,11 +304,19 @@ export function TakeList({
                   </label>
                   <button
                     type="button"
-                    disabled={recording || take.pcm.length === 0 || encoding !== null}
+                    disabled={recording || take.durationMs === 0 || encoding !== null}
                     aria-label={`Download ${name} as ${FORMAT_LABELS[format]}`}
                     onClick={() => void download(take)}
                   >
                     {encoding === take.id ? 'Encoding…' : 'Download'}
+                  </button>
+                  <button
+                    type="button"
+                    disabled={recording}
+                    aria-label={`Rename ${name}`}
+                    onClick={() => setRenaming(take.id)}
+                  >
+                    Rename
                   </button>
                   <button type="button" aria-label={`Delete ${name}`} onClick={() => del(take)}>
                     Delete

@@ -6,6 +6,7 @@ import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { prebufferFor, usePlayback } from '../../state/playback.ts'
 import type { Reference } from './ReferencePanel.tsx'
 import { toSpeechRequest } from './settings.ts'
+import { saveFinishedTake } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
 
 /**
@@ -53,21 +54,42 @@ function settingsOf(request: SpeechRequest): Omit<SpeechRequest, 'input'> {
   return rest
 }
 
-/** Streams one line, recording its audio as a new take and feeding `push`; rejects when the stream breaks. */
+/**
+ * The play's time to first audio as the Playback panel shows it (Play → first audible sample), once known; null when
+ * the play ends first. Called from inside the play's source, after the playback state was reset for it.
+ */
+function playTimeToFirstAudio(): Promise<number | null> {
+  return new Promise((resolve) => {
+    const settle = (s: ReturnType<typeof usePlayback.getState>) => {
+      const playing = s.status === 'streaming' || s.status === 'playing'
+      if (s.timeToFirstAudioMs === null && playing) return false
+      resolve(s.timeToFirstAudioMs)
+      return true
+    }
+    if (settle(usePlayback.getState())) return
+    const unsubscribe = usePlayback.subscribe((s) => {
+      if (settle(s)) unsubscribe()
+    })
+  })
+}
+
+/**
+ * Streams one line, recording its audio as a new take and feeding `push`; rejects when the stream breaks. The take
+ * is saved to the backend after it finishes, off the play path; `timing` is the play's time to first audio when this
+ * line started the play.
+ */
 async function streamLine(
   plan: LinePlan,
   signal: AbortSignal,
   push: (pcm: Int16Array, first: boolean) => void,
+  timing: Promise<number | null> | null,
 ): Promise<void> {
   const request = toSpeechRequest(plan.settings, plan.text)
   const takes = useTakes.getState()
-  const sentAt = performance.now()
   let takeId: string | null = null
-  let firstAudioMs: number | null = null
   const onAudio = (pcm: Int16Array) => {
     const first = takeId === null
     if (takeId === null) {
-      firstAudioMs = Math.round(performance.now() - sentAt)
       // A take exists once audio does: a refused request is an error, not an empty take.
       takeId = takes.begin(
         plan.lineId,
@@ -84,12 +106,13 @@ async function streamLine(
       : streamSpeech(request, { signal, onAudio })
   try {
     await withCapacityRetry(attempt, { signal, onWait: (wait) => usePreview.setState({ wait }) })
-    if (takeId) takes.finish(takeId, 'complete', firstAudioMs)
+    if (takeId) takes.finish(takeId, 'complete')
   } catch (err) {
-    if (takeId) takes.finish(takeId, 'incomplete', firstAudioMs)
+    if (takeId) takes.finish(takeId, 'incomplete')
     throw err
   } finally {
     usePreview.setState({ wait: null })
+    if (takeId) void saveFinishedTake(takeId, timing)
   }
 }
 
@@ -103,14 +126,16 @@ export function playLines(plans: LinePlan[], clickedAt = performance.now()): Pro
   const prebufferMs = Math.max(...usable.map((p) => prebufferFor(p.text)))
   return usePlayback.getState().playSource(
     async (sink, signal) => {
-      for (const plan of usable) {
-        await streamLine(plan, signal, (pcm, first) => {
+      const timing = playTimeToFirstAudio()
+      for (const [i, plan] of usable.entries()) {
+        const push = (pcm: Int16Array, first: boolean) => {
           if (first)
             usePreview.setState((s) => ({
               starts: [...s.starts, { lineId: plan.lineId, frame: sink.framesQueued }],
             }))
           sink.push(pcm)
-        })
+        }
+        await streamLine(plan, signal, push, i === 0 ? timing : null)
       }
     },
     { prebufferMs, clickedAt },
@@ -146,6 +171,8 @@ export async function finalRender(lineIds: readonly string[], signal?: AbortSign
       takes.append(id, pcm)
       takes.finish(id, 'complete')
       takes.star(id)
+      // Saved starred: the backend un-stars the line's streamed take.
+      void saveFinishedTake(id)
       usePreview.setState({ rendering: { done: i + 1, total: renderable.length } })
     }
   } finally {

@@ -1,9 +1,29 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createTakesStore, joinTakes, type TakesState } from './takes-store.ts'
+import { newTakeSchema, type StoredTake } from '../../../schema/index.ts'
+import { newTakeOf } from './take-history.ts'
+import { createTakesStore, joinTakes, type Take, type TakesState } from './takes-store.ts'
 
 const REQUEST = { model: 'svc-tts-2-latest', voice: 'alloy' } as const
 /** `ms` of 24 kHz audio whose samples count up from `from`. */
 const audio = (ms: number, from = 1) => Int16Array.from({ length: ms * 24 }, (_, i) => (from + i) % 30_000)
+
+/** A take as the backend lists it. */
+const stored = (id: string, extra: Partial<StoredTake> = {}): StoredTake => ({
+  id,
+  script_id: `scr_${'0'.repeat(32)}`,
+  line_id: 'ln_one111',
+  text: 'Stored.',
+  settings: REQUEST,
+  reference: false,
+  status: 'complete',
+  final: false,
+  starred: false,
+  name: null,
+  time_to_first_audio_ms: null,
+  samples: 2400,
+  created_at: 0,
+  ...extra,
+})
 
 /** A finished take of `ms` of audio. */
 function made(s: TakesState, lineId: string, ms: number, status: 'complete' | 'incomplete' = 'complete') {
@@ -95,25 +115,89 @@ describe('takes store', () => {
     expect(s.takesFor('ln_one111').map((t) => t.id)).toEqual([b])
   })
 
-  it('drops the oldest unstarred takes beyond the cap, never one still recording, and counts them per line', () => {
-    const store = createTakesStore(1000)
+  it('merges a script’s stored takes: adds new ones without audio, updates known ones, keeps this tab’s own', () => {
+    const store = createTakesStore()
     const s = store.getState()
-    const kept = made(s, 'ln_one111', 400)
-    s.star(kept)
-    const oldest = made(s, 'ln_one111', 300)
-    const older = made(s, 'ln_two222', 200)
-    const live = s.begin('ln_two222', 'x', REQUEST)
-    s.append(live, audio(100))
-    expect(store.getState().takes).toHaveLength(4)
-    s.append(live, audio(200))
-    const ids = () => store.getState().takes.map((t) => t.id)
-    expect(ids()).toEqual([kept, older, live])
-    expect(store.getState().dropped).toEqual({ ln_one111: 1 })
-    // Over the cap with only a starred and a recording take left: both stay.
-    s.append(live, audio(500))
-    expect(ids()).toEqual([kept, live])
-    expect(store.getState().dropped).toEqual({ ln_one111: 1, ln_two222: 1 })
-    expect(ids()).not.toContain(oldest)
+    const mine = made(s, 'ln_one111', 100)
+    s.stored(mine, { storedId: 'tk_mine' })
+    const unsaved = made(s, 'ln_one111', 100)
+    s.stored(unsaved, { error: 'The studio cannot reach its database.' })
+    s.loadStored([
+      stored('tk_mine', { starred: true, name: 'Warm', created_at: 1 }),
+      stored('tk_other', { samples: 48_000, created_at: 2 }),
+    ])
+    const byId = (id: string) => store.getState().takes.find((t) => t.id === id)
+    expect(byId(mine)).toMatchObject({ starred: true, name: 'Warm', origin: 'page', audioReady: true })
+    expect(byId(unsaved)).toMatchObject({
+      storedId: null,
+      saveError: 'The studio cannot reach its database.',
+    })
+    expect(byId('tk_other')).toMatchObject({
+      storedId: 'tk_other',
+      origin: 'backend',
+      audioReady: false,
+      durationMs: 2000,
+      pcm: new Int16Array(0),
+      request: { model: 'svc-tts-2-latest', voice: 'alloy' },
+    })
+    s.setAudio('tk_other', audio(10))
+    expect(byId('tk_other')).toMatchObject({ audioReady: true, durationMs: 10 })
+    // Deleted in another browser: a loaded take goes; one made in this tab stays until this tab deletes it.
+    s.loadStored([])
+    expect(store.getState().takes.map((t) => t.id)).toEqual([mine, unsaved])
+  })
+
+  it('keeps one copy when a list brought a take in just before its own save finished', () => {
+    const store = createTakesStore()
+    const s = store.getState()
+    const mine = made(s, 'ln_one111', 10)
+    s.loadStored([stored('tk_mine')])
+    expect(store.getState().takes).toHaveLength(2)
+    s.stored(mine, { storedId: 'tk_mine' })
+    expect(store.getState().takes.map((t) => [t.id, t.storedId])).toEqual([[mine, 'tk_mine']])
+  })
+
+  it('removes the takes the backend dropped and counts them per line', () => {
+    const store = createTakesStore()
+    const s = store.getState()
+    const a = made(s, 'ln_one111', 10)
+    const b = made(s, 'ln_two222', 10)
+    const c = made(s, 'ln_two222', 10)
+    s.stored(a, { storedId: 'tk_a' })
+    s.stored(b, { storedId: 'tk_b' })
+    s.stored(c, { storedId: 'tk_c' })
+    s.applyDropped([
+      { id: 'tk_a', line_id: 'ln_one111' },
+      { id: 'tk_b', line_id: 'ln_two222' },
+      { id: 'tk_elsewhere', line_id: 'ln_three33' },
+    ])
+    expect(store.getState().takes.map((t) => t.id)).toEqual([c])
+    expect(store.getState().dropped).toEqual({ ln_one111: 1, ln_two222: 1, ln_three33: 1 })
+  })
+
+  it('keeps a reference-clip take’s voice out of what it sends, and the Playback panel’s figure', () => {
+    const store = createTakesStore()
+    const s = store.getState()
+    const id = s.begin('ln_one111', 'Hi.', { model: 'svc-tts-2-latest', speed: 1.2 })
+    s.append(id, audio(10))
+    s.finish(id, 'incomplete')
+    s.setTimeToFirstAudio(id, 512)
+    const take = store.getState().takes[0] as Take
+    expect(newTakeOf(take)).toStrictEqual({
+      line_id: 'ln_one111',
+      text: 'Hi.',
+      settings: { model: 'svc-tts-2-latest', speed: 1.2 },
+      reference: true,
+      status: 'incomplete',
+      final: false,
+      time_to_first_audio_ms: 512,
+    })
+    expect(newTakeSchema.parse(newTakeOf(take))).toBeTruthy()
+    const saved = {
+      ...take,
+      request: { model: 'svc-tts-2-latest', voice: { id: `voice_${'a'.repeat(32)}` } },
+    }
+    expect(newTakeOf(saved as Take)).toMatchObject({ reference: false, settings: saved.request })
   })
 })
 

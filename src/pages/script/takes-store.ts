@@ -1,9 +1,10 @@
 import { create } from 'zustand'
-import { SAMPLE_RATE, type SpeechRequest } from '../../../schema/index.ts'
+import { SAMPLE_RATE, type SpeechRequest, type StoredTake } from '../../../schema/index.ts'
 
 /**
- * Every generation of a line is a take, kept in memory with its audio for replay, comparison and download. A
- * designer stars the one take per line that goes into the script's download. Takes live only in this tab.
+ * Every generation of a line is a take, held here with its audio for replay, comparison and download. A designer
+ * stars the one take per line that goes into the script's download. This store is the page's view; the backend keeps
+ * the history (take-history.ts saves each finished take and sends renames, stars and deletions there).
  */
 
 export type TakeStatus = 'recording' | 'complete' | 'incomplete'
@@ -24,11 +25,22 @@ export interface Take {
   starred: boolean
   /** Made by the final render (`stream: false`). */
   final: boolean
+  /**
+   * Play → first audible sample, the same measurement the Playback panel shows; only the take that started a play
+   * has one (the lines after it follow without a gap).
+   */
   timeToFirstAudioMs: number | null
+  /** The designer's name for it; null shows its number. */
+  name: string | null
+  /** The backend's id once stored; null while it is being saved, or when saving failed. */
+  storedId: string | null
+  /** Made in this tab, or loaded from the backend (whose audio arrives after its details). */
+  origin: 'page' | 'backend'
+  /** False while a stored take's audio is still being fetched. */
+  audioReady: boolean
+  /** Why the backend did not keep it, when it did not. */
+  saveError: string | null
 }
-
-/** Audio held at most: 30 minutes of 24 kHz PCM16 is about 86 MB. */
-export const MAX_TAKES_AUDIO_MS = 30 * 60_000
 /** Silence between lines in the script's download. */
 export const LINE_GAP_MS = 300
 
@@ -37,7 +49,7 @@ const SAMPLES_PER_MS = SAMPLE_RATE / 1000
 export interface TakesState {
   /** Oldest first. */
   takes: Take[]
-  /** Per line, how many of its takes were dropped to stay within the memory cap. */
+  /** Per line, how many of its takes the backend dropped to stay within its caps. */
   dropped: Record<string, number>
   /** Starts a take (status `recording`); returns its id. */
   begin(lineId: string, text: string, request: Omit<SpeechRequest, 'input'>): string
@@ -46,6 +58,18 @@ export interface TakesState {
   /** Stars a complete take, un-starring the line's previous one; `false` un-stars it. */
   star(id: string, starred?: boolean): void
   remove(id: string): void
+  rename(id: string, name: string | null): void
+  /** The take as the backend stored it (its id), or why it was not stored. */
+  stored(id: string, outcome: { storedId: string } | { error: string }): void
+  /** Removes takes the backend dropped (by backend id), counting them per line for the notice. */
+  applyDropped(dropped: readonly { id: string; line_id: string }[]): void
+  setTimeToFirstAudio(id: string, ms: number | null): void
+  /**
+   * Merges a script's stored takes: new ones are added (audio to follow, `setAudio`), known ones take the backend's
+   * star and name; a loaded take the backend no longer lists is removed. Takes made in this tab stay.
+   */
+  loadStored(stored: readonly StoredTake[]): void
+  setAudio(id: string, pcm: Int16Array): void
   /** The line's takes, newest first. */
   takesFor(lineId: string): Take[]
   /** The starred take of each line that has one, in line order. */
@@ -70,8 +94,7 @@ export function joinTakes(takes: readonly Pick<Take, 'pcm'>[], gapMs = LINE_GAP_
   return out
 }
 
-export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
-  const maxSamples = maxAudioMs * SAMPLES_PER_MS
+export function createTakesStore() {
   /**
    * The buffer a recording take grows in, doubled when full; the take's `pcm` is a view of its filled part. Views
    * handed out earlier keep their length, so no one sees them change.
@@ -81,22 +104,6 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
   return create<TakesState>((set, get) => {
     const update = (id: string, patch: (t: Take) => Partial<Take>) =>
       set({ takes: get().takes.map((t) => (t.id === id ? { ...t, ...patch(t) } : t)) })
-
-    /** Drops the oldest takes that are neither starred nor still arriving until the audio fits. */
-    const enforceCap = () => {
-      let { takes } = get()
-      let total = takes.reduce((n, t) => n + t.pcm.length, 0)
-      if (total <= maxSamples) return
-      const dropped = { ...get().dropped }
-      for (const t of takes) {
-        if (total <= maxSamples) break
-        if (t.starred || t.status === 'recording') continue
-        total -= t.pcm.length
-        takes = takes.filter((x) => x !== t)
-        dropped[t.lineId] = (dropped[t.lineId] ?? 0) + 1
-      }
-      set({ takes, dropped })
-    }
 
     return {
       takes: [],
@@ -115,6 +122,11 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
           starred: false,
           final: request.stream === false,
           timeToFirstAudioMs: null,
+          name: null,
+          storedId: null,
+          origin: 'page',
+          audioReady: true,
+          saveError: null,
         }
         set({ takes: [...get().takes, take] })
         return take.id
@@ -134,7 +146,6 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
         buffer.set(pcm, take.pcm.length)
         const filled = buffer.subarray(0, length)
         update(id, () => ({ pcm: filled, durationMs: length / SAMPLES_PER_MS }))
-        enforceCap()
       },
 
       finish(id, status, timeToFirstAudioMs = null) {
@@ -143,7 +154,6 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
         growing.delete(id)
         // A copy of exactly the audio lets the growth buffer's slack go.
         update(id, (t) => ({ status, pcm: t.pcm.slice(), timeToFirstAudioMs }))
-        enforceCap()
       },
 
       star(id, starred = true) {
@@ -163,6 +173,51 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
         set({ takes: get().takes.filter((t) => t.id !== id) })
       },
 
+      rename(id, name) {
+        update(id, () => ({ name }))
+      },
+
+      stored(id, outcome) {
+        if (!('storedId' in outcome)) return update(id, () => ({ storedId: null, saveError: outcome.error }))
+        // A list fetched just as the save finished may have brought the same take in already: keep this tab's own.
+        set({
+          takes: get().takes.flatMap((t) => {
+            if (t.id === id) return [{ ...t, storedId: outcome.storedId, saveError: null }]
+            return t.storedId === outcome.storedId ? [] : [t]
+          }),
+        })
+      },
+
+      applyDropped(droppedTakes) {
+        const gone = new Set(droppedTakes.map((d) => d.id))
+        const dropped = { ...get().dropped }
+        for (const d of droppedTakes) dropped[d.line_id] = (dropped[d.line_id] ?? 0) + 1
+        set({ takes: get().takes.filter((t) => t.storedId === null || !gone.has(t.storedId)), dropped })
+      },
+
+      setTimeToFirstAudio(id, ms) {
+        update(id, () => ({ timeToFirstAudioMs: ms }))
+      },
+
+      loadStored(storedTakes) {
+        const byStoredId = new Map(storedTakes.map((t) => [t.id, t]))
+        const known = new Set<string>()
+        const kept = get().takes.flatMap((t): Take[] => {
+          if (t.storedId === null) return [t]
+          known.add(t.storedId)
+          const s = byStoredId.get(t.storedId)
+          if (!s) return t.origin === 'backend' ? [] : [t]
+          return [{ ...t, starred: s.starred, name: s.name }]
+        })
+        const added = storedTakes.filter((s) => !known.has(s.id)).map(fromStored)
+        // Oldest first, as they were made; the backend's time orders takes made in different browsers.
+        set({ takes: [...kept, ...added].sort((a, b) => a.createdAt - b.createdAt) })
+      },
+
+      setAudio(id, pcm) {
+        update(id, () => ({ pcm, audioReady: true, durationMs: pcm.length / SAMPLES_PER_MS }))
+      },
+
       takesFor: (lineId) => takesOfLine(get().takes, lineId),
 
       chosenTakes(lineIds) {
@@ -175,6 +230,30 @@ export function createTakesStore(maxAudioMs = MAX_TAKES_AUDIO_MS) {
       },
     }
   })
+}
+
+/** A stored take as the page holds it, its audio still to be fetched. */
+function fromStored(s: StoredTake): Take {
+  const { voice, ...settings } = s.settings
+  return {
+    id: s.id,
+    lineId: s.line_id,
+    text: s.text,
+    // A take made with a reference clip has no voice: the clip was never kept.
+    request: s.reference ? settings : { ...settings, voice },
+    createdAt: s.created_at,
+    pcm: new Int16Array(0),
+    durationMs: s.samples / SAMPLES_PER_MS,
+    status: s.status,
+    starred: s.starred,
+    final: s.final,
+    timeToFirstAudioMs: s.time_to_first_audio_ms,
+    name: s.name,
+    storedId: s.id,
+    origin: 'backend',
+    audioReady: false,
+    saveError: null,
+  }
 }
 
 export type TakesStore = ReturnType<typeof createTakesStore>

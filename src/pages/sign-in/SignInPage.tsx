@@ -1,8 +1,9 @@
 import { zodResolver } from '@hookform/resolvers/zod'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useForm } from 'react-hook-form'
 import { z } from 'zod'
-import { ApiRequestError } from '../../api/client.ts'
+import { ApiRequestError, signInSetupQuery } from '../../api/client.ts'
 import { useSession } from '../../state/session.ts'
 import { signInFailure } from './sign-in-failure.ts'
 
@@ -15,6 +16,8 @@ type SignInFields = z.infer<typeof signInSchema>
 export function SignInPage() {
   const signIn = useSession((s) => s.signIn)
   const [failure, setFailure] = useState<string | null>(null)
+  // Only a definite "no users" shows the note: while it loads, or if the question fails, the form is enough.
+  const noUsersYet = useQuery(signInSetupQuery).data?.hasUsers === false
   const {
     register,
     handleSubmit,
@@ -42,6 +45,7 @@ export function SignInPage() {
   return (
     <section aria-labelledby="sign-in-heading" className="page sign-in">
       <h1 id="sign-in-heading">Sign in</h1>
+      {noUsersYet && <FirstUserNote />}
       <form className="sign-in-form" noValidate onSubmit={onSubmit}>
         <div className="field">
           <label htmlFor="sign-in-name">Name</label>
@@ -88,6 +92,26 @@ export function SignInPage() {
           </button>
         </div>
       </form>
+    </section>
+  )
+}
+
+/** A studio with no users opens no automatic admin unless it runs on loopback with the embedded service. */
+function FirstUserNote() {
+  return (
+    <section aria-labelledby="first-user-heading" className="first-user-note">
+      <h2 id="first-user-heading">No one can sign in yet</h2>
+      <p>
+        This studio has no users. Whoever runs it makes the first one on the studio’s machine, in the project
+        folder:
+      </p>
+      <pre>
+        <code>npm run users -- add YOUR-NAME --role admin</code>
+      </pre>
+      <p>
+        It asks for a password. Then sign in here with that name and password; an administrator adds everyone
+        else the same way, each with one role: designer, consent_admin, reviewer or admin.
+      </p>
     </section>
   )
 }

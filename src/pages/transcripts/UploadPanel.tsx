@@ -1,6 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { type DragEvent, type FormEvent, useRef, useState } from 'react'
-import { ApiRequestError, transcribeAndSave } from '../../api/client.ts'
+import { formatBytes, MAX_TRANSCRIPTION_FILE_BYTES } from '../../../schema/index.ts'
+import { transcribeAndSave } from '../../api/client.ts'
+import { explainError } from '../../api/error-text.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
 import { useReview } from './review-store.ts'
 import {
@@ -14,24 +16,10 @@ import {
 
 type Phase = 'idle' | 'uploading' | 'transcribing' | 'done' | 'error' | 'cancelled'
 
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MiB`
-
-/** Why an upload failed, in the page's words, with the service's own message where it gave one. */
+/** Why an upload failed and what to do, in the words every page uses (src/api/error-text.ts). */
 function uploadFailure(err: unknown): string {
-  if (err instanceof ApiRequestError) {
-    if (err.status === 429) {
-      const wait = err.retryAfterSeconds ?? 1
-      return `The service is busy with other transcriptions (at most five at once per organization). Try again in ${wait} s.`
-    }
-    if (err.status === 413) return 'The recording is larger than 25 MiB.'
-    if (err.status === 501)
-      return `Speaker labels are not available on this service: ${err.message} Untick “Label speakers” to transcribe without them.`
-    const code = err.code ? ` (${err.code})` : ''
-    return `${err.message}${code}`
-  }
-  if (err instanceof TypeError)
-    return 'The studio backend could not be reached. Check that it is running, then try again.'
-  return (err as Error).message
+  const { title, action } = explainError(err)
+  return `${title} ${action}`
 }
 
 /**
@@ -137,7 +125,8 @@ export function UploadPanel() {
           data-testid="dropzone"
         >
           <p className="dropzone-hint">
-            Drop a recording here, or choose one (WAV, MP3, Ogg, AAC, FLAC, WebM, MP4; up to 25 MiB).
+            Drop a recording here, or choose one (WAV, MP3, Ogg, AAC, FLAC, WebM, MP4; up to{' '}
+            {formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}).
           </p>
           <label htmlFor="upload-file">Recording</label>
           <input
@@ -151,7 +140,7 @@ export function UploadPanel() {
           />
           {file && !fileError && (
             <p className="muted">
-              {file.name}, {mib(file.size)}
+              {file.name}, {formatBytes(file.size)}
             </p>
           )}
           {fileError && (

@@ -11,7 +11,7 @@ describe('fileProblem', () => {
     { file: { name: 'exactly.flac', size: 25 * MiB, type: 'audio/flac' }, problem: null },
     {
       file: { name: 'big.wav', size: 25 * MiB + 1, type: 'audio/wav' },
-      problem: /25\.0 MiB; the service takes recordings up to 25 MiB/,
+      problem: /25\.1 MiB; the service takes recordings up to 25 MiB/,
     },
     { file: { name: 'empty.ogg', size: 0, type: 'audio/ogg' }, problem: /empty/ },
     { file: { name: 'notes.txt', size: 10, type: 'text/plain' }, problem: /not a recording/ },

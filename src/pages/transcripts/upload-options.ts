@@ -1,4 +1,5 @@
 import {
+  formatBytes,
   MAX_TRANSCRIPTION_FILE_BYTES,
   SPEAKER_COUNT_MAX,
   SPEAKER_COUNT_MIN,
@@ -22,8 +23,7 @@ export function fileProblem(file: { name: string; size: number; type: string }):
   }
   if (file.size === 0) return `${file.name} is empty.`
   if (file.size > MAX_TRANSCRIPTION_FILE_BYTES) {
-    const mib = (file.size / 1024 / 1024).toFixed(1)
-    return `${file.name} is ${mib} MiB; the service takes recordings up to 25 MiB. Shorten or compress it first.`
+    return `${file.name} is ${formatBytes(file.size)}; the service takes recordings up to ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}. Shorten or compress it first.`
   }
   return null
 }

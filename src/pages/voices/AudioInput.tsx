@@ -1,4 +1,5 @@
 import { type Ref, useEffect, useId, useRef, useState } from 'react'
+import { formatBytes } from '../../../schema/index.ts'
 import {
   audioDuration,
   type DurationRange,
@@ -10,7 +11,6 @@ import {
 import { InputLevel } from '../../components/InputLevel.tsx'
 import { useObjectUrl } from '../../components/useObjectUrl.ts'
 import { useRecordingMeter } from '../../components/useRecordingMeter.ts'
-import { formatBytes } from './format.ts'
 
 /** A clip to upload: recorded here or chosen from disk, with its length when the browser could decode it. */
 export interface AudioClip {

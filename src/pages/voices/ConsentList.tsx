@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { deleteConsent, type VoiceConsent } from '../../api/client.ts'
 import { describeFailure } from './failures.ts'
+import { consentCount } from './format.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
 import { forgetConsent, type Origins, refreshAfterChange, useConsents, useSavedVoices } from './queries.ts'
 
@@ -68,11 +69,12 @@ export function ConsentList({ origins }: { origins: Origins | undefined }) {
       ) : (
         <>
           <p className="muted" aria-live="polite">
-            {all.length === 0
-              ? 'No consents yet. Record one above.'
-              : needle
-                ? `${shown.length} of ${all.length} loaded consents match “${search.trim()}”.`
-                : `${all.length} consent${all.length === 1 ? '' : 's'}, newest first.`}
+            {consentCount({
+              loaded: all.length,
+              more: consents.hasNextPage,
+              search: search.trim(),
+              matching: shown.length,
+            })}
           </p>
           <ul className="cards" aria-label="Consents">
             {shown.map((consent) => {

@@ -6,10 +6,11 @@ import {
   VOICE_SAMPLE_MAX_SECONDS,
   VOICE_SAMPLE_MIN_SECONDS,
 } from '../../../schema/index.ts'
+import { capacityDelayMs } from '../../api/capacity-retry.ts'
 import { type AudioUpload, createVoice } from '../../api/client.ts'
 import { type AudioClip, AudioInput } from './AudioInput.tsx'
 import { describeFailure, type Failure, isCreationBusy } from './failures.ts'
-import { BUSY_MAX_ATTEMPTS, retryDelayMs, shortId } from './format.ts'
+import { shortId, VOICE_CREATION_RETRY } from './format.ts'
 import { FailureMessage, UploadProgressBar, useDeferredFocus } from './parts.tsx'
 import { refreshAfterChange, useConsents } from './queries.ts'
 
@@ -103,8 +104,8 @@ export function VoiceForm() {
       setClip(null)
       await refreshAfterChange(queryClient)
     } catch (err) {
-      if (isCreationBusy(err) && number < BUSY_MAX_ATTEMPTS) {
-        const delay = retryDelayMs(number, err.retryAfterSeconds)
+      if (isCreationBusy(err) && number < VOICE_CREATION_RETRY.maxAttempts) {
+        const delay = capacityDelayMs(number, err.retryAfterSeconds, Math.random, VOICE_CREATION_RETRY)
         setNow(Date.now())
         setWaiting({ attempt: number + 1, at: Date.now() + delay })
         setAnnouncement(
@@ -116,7 +117,7 @@ export function VoiceForm() {
       pending.current = null
       const f = isCreationBusy(err)
         ? {
-            what: `The service stayed busy creating other voices through ${BUSY_MAX_ATTEMPTS} attempts.`,
+            what: `The service stayed busy creating other voices through ${VOICE_CREATION_RETRY.maxAttempts} attempts.`,
             next: 'Try again in a few minutes.',
           }
         : describeFailure(err, 'voice')
@@ -278,7 +279,8 @@ export function VoiceForm() {
             <div className="busy-retry">
               <p>
                 The service is busy creating other voices. Trying again in {secondsLeft} second
-                {secondsLeft === 1 ? '' : 's'} (attempt {waiting.attempt} of {BUSY_MAX_ATTEMPTS}).
+                {secondsLeft === 1 ? '' : 's'} (attempt {waiting.attempt} of{' '}
+                {VOICE_CREATION_RETRY.maxAttempts}).
               </p>
               <div className="buttons">
                 <button

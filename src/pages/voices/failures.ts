@@ -1,4 +1,9 @@
-import { CONSENT_MAX_SECONDS, CONSENT_MIN_SECONDS } from '../../../schema/index.ts'
+import {
+  CONSENT_MAX_SECONDS,
+  CONSENT_MIN_SECONDS,
+  formatBytes,
+  VOICE_SAMPLE_MAX_BYTES,
+} from '../../../schema/index.ts'
 import { ApiRequestError } from '../../api/client.ts'
 import { clipProblem, explainError, paramOf, serviceWords, VOICE_GONE_TITLE } from '../../api/error-text.ts'
 
@@ -126,7 +131,7 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
   }
   if (err.status === 413) {
     return {
-      what: `The ${clip} file is too large (more than 10 MiB).`,
+      what: `The ${clip} file is too large (more than ${formatBytes(VOICE_SAMPLE_MAX_BYTES)}).`,
       next: 'Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
       field: fieldOf(param, context),
     }

@@ -1,4 +1,4 @@
-/** Small pure helpers of the voices page: shortened ids, dates, retry delays, validation. */
+/** Small pure helpers of the voices page: shortened ids, dates, the busy-retry policy, validation. */
 
 import { canonicalLanguageTag } from '../../../schema/index.ts'
 
@@ -19,24 +19,11 @@ export function formatWhen(unixSeconds: number, locale?: string): string {
   return new Date(unixSeconds * 1000).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })
 }
 
-/** The first automatic retry of a busy voice creation waits about this long; each next one twice as long. */
-export const BUSY_BASE_DELAY_MS = 5_000
-export const BUSY_MAX_DELAY_MS = 60_000
-export const BUSY_MAX_ATTEMPTS = 4
-
 /**
- * How long to wait before retry number `attempt` (1-based) after a 429: exponential from 5 s, capped at 60 s, with
- * full jitter over its upper half, and never less than the service's Retry-After.
+ * A busy voice creation (429 `custom_voice_creation_busy`) is retried by itself with the shared backoff
+ * (`capacityDelayMs`), starting longer than a speech request's: preparing a voice takes seconds, not milliseconds.
  */
-export function retryDelayMs(
-  attempt: number,
-  retryAfterSeconds: number | null,
-  random = Math.random,
-): number {
-  const exponential = Math.min(BUSY_MAX_DELAY_MS, BUSY_BASE_DELAY_MS * 2 ** Math.max(0, attempt - 1))
-  const jittered = exponential / 2 + random() * (exponential / 2)
-  return Math.round(Math.max(jittered, (retryAfterSeconds ?? 0) * 1000))
-}
+export const VOICE_CREATION_RETRY = { maxAttempts: 4, baseMs: 5_000, capMs: 60_000 } as const
 
 /** Why a language tag is not accepted, or null with the tag in canonical case. */
 export function checkLanguageTag(
@@ -53,9 +40,19 @@ export function checkLanguageTag(
   return { tag: canonical, problem: null }
 }
 
-/** Bytes as "3.2 MB" for file sizes. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+/**
+ * The line above the consent list. Consents come a page at a time, so while older ones are still to load the count
+ * is of those loaded (21 consents must never read "20 consents").
+ */
+export function consentCount(list: {
+  loaded: number
+  more: boolean
+  search: string
+  matching: number
+}): string {
+  const { loaded, more, search, matching } = list
+  if (loaded === 0) return 'No consents yet. Record one above.'
+  if (search) return `${matching} of the ${loaded} loaded consents match “${search}”.`
+  if (more) return `The newest ${loaded} consents; older ones load below.`
+  return `${loaded} consent${loaded === 1 ? '' : 's'}, newest first.`
 }

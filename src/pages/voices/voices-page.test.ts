@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { capacityDelayMs } from '../../api/capacity-retry.ts'
 import { ApiRequestError } from '../../api/client.ts'
 import { describeFailure, isCreationBusy } from './failures.ts'
-import { BUSY_MAX_DELAY_MS, checkLanguageTag, formatBytes, retryDelayMs, shortId } from './format.ts'
+import { checkLanguageTag, consentCount, shortId, VOICE_CREATION_RETRY } from './format.ts'
 
 function serviceError(status: number, code: string | null, param: string | null, message = 'Refused.') {
   return new ApiRequestError(
@@ -105,14 +106,16 @@ describe('format helpers', () => {
     expect(shortId('short_id')).toBe('short_id')
   })
 
-  it('backs off exponentially with jitter, caps the wait, and honours Retry-After', () => {
+  it('waits for a busy creation by the shared backoff, from 5 s up to 60 s, never sooner than Retry-After', () => {
     const low = () => 0
     const high = () => 0.999_999
-    expect(retryDelayMs(1, null, low)).toBe(2_500)
-    expect(retryDelayMs(1, null, high)).toBe(5_000)
-    expect(retryDelayMs(2, null, high)).toBe(10_000)
-    expect(retryDelayMs(10, null, high)).toBe(BUSY_MAX_DELAY_MS)
-    expect(retryDelayMs(1, 30, low)).toBe(30_000)
+    const wait = (retry: number, retryAfter: number | null, random: () => number) =>
+      capacityDelayMs(retry, retryAfter, random, VOICE_CREATION_RETRY)
+    expect(wait(1, null, low)).toBe(1_000)
+    expect(wait(1, null, high)).toBe(6_000)
+    expect(wait(2, null, high)).toBe(11_000)
+    expect(wait(10, null, high)).toBe(1_000 + VOICE_CREATION_RETRY.capMs)
+    expect(wait(1, 30, low)).toBe(30_000)
   })
 
   it('accepts language tags of the form xx or xx-XX, in canonical case', () => {
@@ -122,9 +125,22 @@ describe('format helpers', () => {
     expect(checkLanguageTag('english').problem).toMatch(/not a language tag/)
     expect(checkLanguageTag('en_US').problem).toMatch(/not a language tag/)
   })
+})
 
-  it('formats sizes', () => {
-    expect(formatBytes(512)).toBe('512 bytes')
-    expect(formatBytes(10 * 1024 * 1024)).toBe('10.0 MB')
+describe('consentCount', () => {
+  it('counts only what is loaded while older consents remain, never claiming the page is all', () => {
+    expect(consentCount({ loaded: 20, more: true, search: '', matching: 20 })).toBe(
+      'The newest 20 consents; older ones load below.',
+    )
+    expect(consentCount({ loaded: 21, more: false, search: '', matching: 21 })).toBe(
+      '21 consents, newest first.',
+    )
+    expect(consentCount({ loaded: 1, more: false, search: '', matching: 1 })).toBe('1 consent, newest first.')
+    expect(consentCount({ loaded: 0, more: false, search: '', matching: 0 })).toBe(
+      'No consents yet. Record one above.',
+    )
+    expect(consentCount({ loaded: 20, more: true, search: 'ann', matching: 2 })).toBe(
+      '2 of the 20 loaded consents match “ann”.',
+    )
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { speakerGroups } from './stt-session.ts'
+import { itemBounds, speakerGroups } from './turn-splitting.ts'
 
 /** How one turn's tracker segments become items: a change of speaker splits the turn (spec 6.4). */
 const seg = (speaker: number, start: number, end: number) => ({ speaker, start, end })
@@ -45,6 +45,30 @@ describe('speakerGroups', () => {
       [0, 0, 2],
       [1, 2, 4.5],
       [2, 4.5, 7],
+    ])
+  })
+})
+
+describe('itemBounds', () => {
+  const group = (speaker: number, start: number, end: number) => ({
+    speaker,
+    start,
+    end,
+    segments: [seg(speaker, start, end)],
+  })
+
+  it('cuts the turn at each group, the first from 0 and the last to its end', () => {
+    expect(itemBounds([group(0, 0.2, 2), group(1, 2, 3.9)], 40, 0, 10).map((b) => [b.from, b.to])).toEqual([
+      [0, 20],
+      [20, 40],
+    ])
+  })
+
+  it('keeps the early-recognized start in the first item, dropping a group wholly inside it', () => {
+    const bounds = itemBounds([group(0, 0, 1), group(1, 1, 2), group(0, 2, 4)], 40, 25, 10)
+    expect(bounds.map((b) => [b.group.speaker, b.from, b.to])).toEqual([
+      [0, 0, 25],
+      [0, 25, 40],
     ])
   })
 })

@@ -1,0 +1,95 @@
+import { queryOptions } from '@tanstack/react-query'
+import {
+  type NewTake,
+  type StoredTake,
+  storedTakeSchema,
+  type TakeCreated,
+  type TakeUpdate,
+  takeCreatedSchema,
+  takeListSchema,
+} from '../../schema/index.ts'
+import { apiFetch, apiJson, errorFrom } from './http.ts'
+
+/**
+ * The take history kept by the studio backend (`server/studio/takes.ts`, shapes in `schema/takes.ts`): a script's
+ * takes with their settings and timings, each one's audio, and the changes a designer makes to them.
+ */
+
+export type { StoredTake, TakeCreated }
+
+/** A script's stored takes, oldest first: the query key and its fetcher together. */
+export const scriptTakesQuery = (scriptId: string) =>
+  queryOptions({
+    queryKey: ['takes', scriptId] as const,
+    queryFn: ({ signal }) =>
+      apiJson(`/scripts/${encodeURIComponent(scriptId)}/takes`, (b) => takeListSchema.parse(b).data, {
+        signal,
+      }),
+    // Another browser of the same designer may have added takes: opening the script again asks again.
+    staleTime: 0,
+  })
+
+/** One take's audio as the page holds it: 24 kHz mono PCM16 (the backend serves it as a WAV file). */
+export async function fetchTakeAudio(id: string, signal?: AbortSignal): Promise<Int16Array> {
+  const response = await apiFetch(`/takes/${encodeURIComponent(id)}/audio`, { signal })
+  if (!response.ok) throw await errorFrom(response)
+  return pcmOfWav(new Uint8Array(await response.arrayBuffer()))
+}
+
+/** The samples of a WAV file of PCM16 (the `data` chunk, wherever it starts). */
+export function pcmOfWav(bytes: Uint8Array): Int16Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4))
+  if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE')
+    throw new Error('The take’s audio is not WAV.')
+  let at = 12
+  while (at + 8 <= bytes.length) {
+    const size = view.getUint32(at + 4, true)
+    if (tag(at) === 'data') {
+      const end = Math.min(bytes.length, at + 8 + size)
+      const samples = Math.floor((end - at - 8) / 2)
+      // A copy, aligned for Int16Array whatever the chunk's offset.
+      const out = new Int16Array(samples)
+      for (let i = 0; i < samples; i++) out[i] = view.getInt16(at + 8 + i * 2, true)
+      return out
+    }
+    at += 8 + size + (size % 2)
+  }
+  throw new Error('The take’s audio has no samples.')
+}
+
+/**
+ * Stores a finished take with its audio (raw PCM16, little-endian as the page holds it); the answer names the takes
+ * the backend dropped to stay within the caps.
+ */
+export async function uploadTake(
+  scriptId: string,
+  take: NewTake,
+  pcm: Int16Array,
+  signal?: AbortSignal,
+): Promise<TakeCreated> {
+  const form = new FormData()
+  form.append('take', JSON.stringify(take))
+  // The page's samples are in the platform's order, little-endian on every platform a browser runs on.
+  const bytes = new Uint8Array(pcm.buffer as ArrayBuffer, pcm.byteOffset, pcm.byteLength)
+  form.append('audio', new Blob([bytes], { type: 'audio/pcm' }), 'take.pcm')
+  return apiJson(`/scripts/${encodeURIComponent(scriptId)}/takes`, (b) => takeCreatedSchema.parse(b), {
+    method: 'POST',
+    body: form,
+    ...(signal ? { signal } : {}),
+  })
+}
+
+/** Renames (null clears the name) and/or stars a take; starring un-stars the line's other take. */
+export async function updateTake(id: string, change: TakeUpdate): Promise<StoredTake> {
+  return apiJson(`/takes/${encodeURIComponent(id)}`, (b) => storedTakeSchema.parse(b), {
+    method: 'PATCH',
+    json: change,
+  })
+}
+
+export async function deleteTake(id: string): Promise<void> {
+  const response = await apiFetch(`/takes/${encodeURIComponent(id)}`, { method: 'DELETE' })
+  // Gone already (deleted in another browser, or dropped by the cap) is what was asked for.
+  if (!response.ok && response.status !== 404) throw await errorFrom(response)
+}
