@@ -15,13 +15,15 @@
  * Flags: `--reference-speech` runs the diarizer on the reference's speech instead of the VAD's (the speaker part
  * alone; "one speaker" is then the 31.3 % of issue 20); `--estimated` / `--given-count` only one of the two runs;
  * `--options '<json>'` other DiarizerOptions; `--leave-one-out` also scores the count rule with its two constants
- * chosen on the other nine files for each file. `DIARIZATION_DATA` points at another copy of the data. `--smoke`
+ * chosen on the other nine files for each file; `--diagnose` prints, per file and candidate count, what the count
+ * rule and the verifier's embedder see (see diagnose). `DIARIZATION_DATA` points at another copy of the data. `--smoke`
  * (bench/smoke.ts): the first two excerpts, count estimated only.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
+import { closestPair, wholeVoices } from '../server/engine/diarization/count.ts'
 import {
   type Candidates,
   type ClassicalDiarizer,
@@ -35,6 +37,13 @@ import {
   type Turn,
 } from '../server/engine/diarization/index.ts'
 import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.ts'
+import { cosineSimilarity } from '../server/engine/speaker/embedder.ts'
+import { GMM_FEATURES, normalizeColumns, supervector, voicedCepstra } from '../server/engine/speaker/gmm.ts'
+import { V2_RELEVANCE } from '../server/engine/speaker/gmm-embedder.ts'
+import { projectOut } from '../server/engine/speaker/nap.ts'
+import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
+import { SPEAKER_NAP } from '../server/engine/speaker/speaker-nap.ts'
+import { analyzeSpeechInSteps } from '../server/engine/speaker/statistics.ts'
 import { MEETINGS_DIR } from '../server/testing/meetings.ts'
 import { announceSmoke, count, SMOKE } from './smoke.ts'
 
@@ -258,6 +267,82 @@ export async function leaveOneOut(
   return { evaluation: summarise(files, Number.NaN), chosen }
 }
 
+/**
+ * Where count and partition fail, per file: each reference speaker's time, then for each candidate count the DER and
+ * confusion of that partition, the smallest speaker's share, and two whole-voice comparisons of its closest pair of
+ * speakers — the count rule's (cosine of mean window statistics) and the verifier's GMM–UBM supervectors with nuisance
+ * projection (gmm-ubm-v2, each speaker's voiced frames, normalised over the recording's speech so that the channel
+ * is shared). A comparison useful for the count scores splits of one voice high and real second voices low.
+ */
+export async function diagnose(meetings: Meeting[], options: DiarizerOptions = {}): Promise<void> {
+  const diarizer = createClassicalDiarizer(options)
+  const maxSpeakers = options.count?.maxSpeakers ?? COUNT_DEFAULTS.maxSpeakers
+  for (const m of meetings) {
+    const talk = new Map<string, number>()
+    for (const t of clip(m.turns, m.scored)) talk.set(t.speaker, (talk.get(t.speaker) ?? 0) + t.end - t.start)
+    const regions = await vadRegions(diarizer, m.audio)
+    const found = await diarizer.candidates(m.audio, regions, maxSpeakers)
+    console.log(
+      `\n${m.id}  reference: ${[...talk].map(([s, x]) => `${s} ${x.toFixed(1)} s`).join(', ')}` +
+        `  window count ${found?.windowCount ?? 0}`,
+    )
+    if (!found) continue
+    const voiced = await voicedSupervectorInput(m.audio, found.partitions[0] as Int32Array)
+    found.partitions.forEach((partition, k) => {
+      const e = diarizationError(m.turns, diarizer.spans(partition), m.scored)
+      const voices = wholeVoices(partition, found.windows).filter((v) => v.weight > 0)
+      const total = voices.reduce((s, v) => s + v.weight, 0)
+      const share = Math.min(...voices.map((v) => v.weight)) / total
+      const gmm = gmmClosestPair(voiced, partition)
+      console.log(
+        `  ${k + 1} speakers: DER ${(100 * e.der).toFixed(1)} % (conf. ${((100 * e.confusion) / e.reference).toFixed(1)})` +
+          (voices.length > 1
+            ? `, least share ${share.toFixed(2)}, statistics cosine ${closestPair(voices).toFixed(2)}, GMM–UBM cosine ${gmm.toFixed(2)}`
+            : ''),
+      )
+    })
+  }
+}
+
+/** The voiced frames inside speech (labels ≥ 0) with their GMM features, normalised over them. */
+async function voicedSupervectorInput(audio: Float32Array, speech: Int32Array) {
+  const track = await analyzeSpeechInSteps(audio)
+  const all = voicedCepstra(track, 2)
+  const frames: number[] = []
+  for (let f = 0; f < track.features.count; f++) if (track.voiced[f]) frames.push(f)
+  const kept = frames.flatMap((f, i) => ((speech[f] ?? -1) >= 0 ? [{ f, i }] : []))
+  const values = new Float64Array(kept.length * GMM_FEATURES)
+  if (all)
+    kept.forEach(({ i }, n) => {
+      values.set(all.values.subarray(i * GMM_FEATURES, (i + 1) * GMM_FEATURES), n * GMM_FEATURES)
+    })
+  normalizeColumns(values, kept.length)
+  return { frames: kept.map(({ f }) => f), values }
+}
+
+function gmmClosestPair(voiced: { frames: number[]; values: Float64Array }, partition: Int32Array): number {
+  const speakers = Math.max(...voiced.frames.map((f) => partition[f] as number)) + 1
+  const embeddings: Float32Array[] = []
+  for (let s = 0; s < speakers; s++) {
+    const rows = voiced.frames.flatMap((f, n) => (partition[f] === s ? [n] : []))
+    if (rows.length === 0) continue
+    const values = new Float64Array(rows.length * GMM_FEATURES)
+    rows.forEach((n, r) => {
+      values.set(voiced.values.subarray(n * GMM_FEATURES, (n + 1) * GMM_FEATURES), r * GMM_FEATURES)
+    })
+    const sv = supervector(SPEAKER_MODEL, { values, count: rows.length }, V2_RELEVANCE)
+    embeddings.push(projectOut(sv, SPEAKER_NAP))
+  }
+  let closest = -1
+  for (let a = 0; a < embeddings.length; a++)
+    for (let b = a + 1; b < embeddings.length; b++)
+      closest = Math.max(
+        closest,
+        cosineSimilarity(embeddings[a] as Float32Array, embeddings[b] as Float32Array),
+      )
+  return closest
+}
+
 const wrong = (e: DiarizationError) => e.missed + e.falseAlarm + e.confusion
 
 /** The VAD's speech as the diarizer finds it (the spans of a one-speaker run are exactly its regions). */
@@ -302,6 +387,7 @@ async function main() {
   const onlyEstimated = SMOKE || process.argv.includes('--estimated')
   announceSmoke('eval:diarization')
   const meetings = (await loadMeetings()).slice(0, count(Number.POSITIVE_INFINITY, 2))
+  if (process.argv.includes('--diagnose')) return diagnose(meetings, options)
   const regions = referenceSpeech ? "the reference's speech" : "the system's speech (VAD)"
   if (!onlyGiven)
     print(

@@ -13,7 +13,14 @@ import {
   screenRecording,
 } from '../engine/speaker/index.ts'
 import { createStreamingVad } from '../engine/vad/index.ts'
-import { ApiError, clientErrorHandler, errorHandler, newRequestId, sendApiError } from './errors.ts'
+import {
+  ApiError,
+  clientErrorHandler,
+  errorHandler,
+  newRequestId,
+  sendApiError,
+  socketErrorHandler,
+} from './errors.ts'
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
@@ -28,6 +35,7 @@ import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
 import type { SlotPool } from './slots.ts'
 import { ClientSecretStore } from './store/client-secrets.ts'
+import { ContinuationStore } from './store/continuations.ts'
 import { openSpeechStorage, pingDatabase } from './store/db.ts'
 import { KeyStore } from './store/keys.ts'
 import { VoiceStore } from './store/voices.ts'
@@ -184,7 +192,10 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
       new ApiError(404, 'detail', `No route for ${request.method} ${request.url.split('?')[0]}.`),
     ),
   )
-  await app.register(websocket, { options: { maxPayload: MAX_WS_MESSAGE_BYTES } })
+  await app.register(websocket, {
+    options: { maxPayload: MAX_WS_MESSAGE_BYTES },
+    errorHandler: (error, socket, request) => socketErrorHandler(error, socket, request),
+  })
   // Multipart routes (voices, consents, transcriptions, one-request cloning) set their own size limits per request.
   await app.register(multipart)
   const openApi = buildOpenApiDocument()
@@ -219,6 +230,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     ttsSlots,
     slotWaitMs: limits.ttsWaitMs,
     redirectWhenBusy: limits.redirectWhenBusy,
+    continuations: new ContinuationStore(storage),
     continuationWaitMs: limits.continuationWaitMs,
     requestMs: limits.speechRequestMs,
   })

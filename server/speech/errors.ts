@@ -265,3 +265,33 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   }
   socket.destroy()
 }
+
+/**
+ * An error thrown once a WebSocket is open (the shared limits or the database unreachable while a session starts):
+ * HTTP answers are no longer possible, so the client is told in the socket's own error event, in the spec's shape,
+ * and the socket closes — 1013 "try again later" for a 503, 1011 for anything else (whose detail stays in the log).
+ */
+export function socketErrorHandler(
+  error: Error,
+  socket: { readyState: number; send(data: string): void; close(code: number, reason: string): void },
+  request: FastifyRequest,
+) {
+  const known =
+    error instanceof ApiError ? error : isStorageUnavailable(error) ? databaseUnavailable() : undefined
+  if (known) request.log.warn({ code: known.code, reason: known.message }, 'socket refused')
+  else request.log.error({ err: error }, 'socket handler failed')
+  if (socket.readyState !== 1) return // closed or closing already: nobody to tell
+  socket.send(
+    JSON.stringify({
+      type: 'error',
+      event_id: `event_${randomBytes(12).toString('hex')}`,
+      error: {
+        type: known?.type ?? 'server_error',
+        code: known?.code ?? 'internal_error',
+        message: known?.message ?? 'The service could not run this session.',
+        param: known?.param ?? null,
+      },
+    }),
+  )
+  socket.close(known?.status === 503 ? 1013 : 1011, known?.code ?? 'internal_error')
+}

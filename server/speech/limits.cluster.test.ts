@@ -322,6 +322,13 @@ describe('generation slots shared by two instances', () => {
       error: { code: 'service_unavailable', type: 'server_error' },
       request_id: expect.stringMatching(/^req_/),
     })
+    // A socket already open when admission fails is told in its own error event, and asked to try again later.
+    const socket = await transcriptionSocket(b)
+    expect(socket.messages.find((m) => m.type === 'error')?.error).toMatchObject({
+      code: 'service_unavailable',
+      type: 'server_error',
+    })
+    expect((await socket.closed).code).toBe(1013)
     const health = await fetch(`${b.url}/health`)
     expect(health.status).toBe(503)
     expect(await health.json()).toMatchObject({

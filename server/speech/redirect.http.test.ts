@@ -74,4 +74,26 @@ describe('redirect mode', () => {
     await first.arrayBuffer()
     expect((await fetch(url, { headers: { authorization: `Bearer ${svc.apiKey}` } })).status).toBe(404)
   })
+
+  it('a continuation issued by one instance is served by another on the same database, once', async () => {
+    // A second service on the same storage (SQLite file, or PostgreSQL schema), as behind a load balancer.
+    const other = await startSpeechService({
+      dataDir: svc.dir,
+      limits: { redirectWhenBusy: true, continuationWaitMs: 10_000 },
+    })
+    try {
+      const release = await fillSlots()
+      const res = await speech('Issued here, heard there.', 'manual')
+      release()
+      expect(res.status).toBe(303)
+      const path = res.headers.get('location')
+      const auth = { authorization: `Bearer ${svc.apiKey}` }
+      const served = await fetch(`${other.baseUrl}${path}`, { headers: auth })
+      expect(served.status).toBe(200)
+      expect((await served.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
+      expect((await fetch(`${svc.baseUrl}${path}`, { headers: auth })).status).toBe(404)
+    } finally {
+      await other.close()
+    }
+  })
 })

@@ -10,6 +10,8 @@ export interface RunningService {
   baseUrl: string
   /** An organization key with every permission. */
   apiKey: string
+  /** Its data directory (and so its database: another service started on it shares both). */
+  dir: string
   close(): Promise<void>
 }
 
@@ -28,6 +30,7 @@ export async function startSpeechService(opts: Partial<SpeechServiceOptions> = {
   return {
     service,
     baseUrl: `http://127.0.0.1:${address.port}`,
+    dir,
     apiKey: (await service.keys.create({ kind: 'organization', org: 'test-org' })).key,
     async close() {
       await service.close()

@@ -112,3 +112,41 @@ describe('JitterBuffer', () => {
     expect(jb.counters).toMatchObject({ state: 'prebuffering', framesReceived: 0, framesPlayed: 0, peak: 0 })
   })
 })
+
+describe('JitterBuffer at the edges of an underrun', () => {
+  /** The largest step between neighbouring output samples across the quanta. */
+  function largestStep(quanta: Float32Array[]) {
+    const all = Float32Array.from(quanta.flatMap((q) => Array.from(q)))
+    let step = 0
+    for (let i = 1; i < all.length; i++) step = Math.max(step, Math.abs((all[i] ?? 0) - (all[i - 1] ?? 0)))
+    return step
+  }
+  /** A loud constant: any step in the output is an edge the buffer made, not the signal's own slope. */
+  const loud = (frames: number) => new Float32Array(frames).fill(0.8)
+
+  it('ramps the sound down where the ring runs dry and up where it resumes: no step, a dip instead', () => {
+    const jb = buffer()
+    jb.start(50)
+    jb.push(loud(2400))
+    renderWhile(jb, 'prebuffering')
+    // From the second quantum of sound on: the stream's own first sample rises from silence, as any start does.
+    const first = quantum()
+    jb.render(first)
+    const out = renderWhile(jb, 'playing')
+    expect(jb.counters.underruns).toBe(1)
+    jb.push(loud(2400))
+    out.push(...renderWhile(jb, 'prebuffering'), ...renderWhile(jb, 'playing').slice(0, 8))
+    // Unramped, the cut and the resumption are steps of 0.8; ramped over a quantum and 2 ms they are small.
+    expect(largestStep(out)).toBeLessThan(0.1)
+    expect(out.at(-1)?.every((s) => Math.abs(s - 0.8) < 1e-6)).toBe(true) // back at full level
+  })
+
+  it('leaves a stream that never runs dry untouched', () => {
+    const jb = buffer()
+    jb.start(50)
+    jb.push(loud(4800))
+    const out = [...renderWhile(jb, 'prebuffering'), ...renderWhile(jb, 'playing', 20)]
+    const played = out.slice(-10)
+    expect(played.every((q) => q.every((s) => Math.abs(s - 0.8) < 1e-6))).toBe(true)
+  })
+})

@@ -4,7 +4,9 @@ import { StreamResampler } from './stream-resampler.ts'
 /**
  * The playback logic of the worklet, free of Web Audio so it runs in unit tests: a ring of 24 kHz samples that
  * waits for its prebuffer target, plays, rides out underruns by emitting silence and prebuffering again, drains
- * after the last chunk and fades out on stop.
+ * after the last chunk and fades out on stop. The edges of an underrun are ramped (out when the ring runs dry, in when
+ * sound resumes), so a gap is heard as a short dip in level, never as a click: a cut from a loud sample straight to
+ * zero is a step, and a step is broadband noise (bench:jitter counts them).
  */
 
 export type PlayerState = 'idle' | 'prebuffering' | 'playing' | 'draining' | 'ended' | 'stopped'
@@ -40,6 +42,8 @@ export interface JitterBufferOptions {
 }
 
 const SILENCE = 0.001
+/** Output frames over which sound comes back after the ring ran dry: about 2 ms, too short to hear as a fade. */
+const RESUME_RAMP_FRAMES = 96
 /** Zeros that push the interpolator's last real samples out after the final chunk. */
 const TAIL_PADDING = new Float32Array(3)
 
@@ -51,6 +55,8 @@ export class JitterBuffer {
   private inputEnded = false
   private paddingLeft = 0
   private fadeLeft = 0
+  /** Output frames of the resume ramp still to apply (after the ring ran dry). */
+  private resumeLeft = 0
   private underruns = 0
   private framesReceived = 0
   private framesPlayed = 0
@@ -76,6 +82,7 @@ export class JitterBuffer {
     this.inputEnded = false
     this.paddingLeft = 0
     this.fadeLeft = 0
+    this.resumeLeft = 0
     this.underruns = 0
     this.framesReceived = 0
     this.framesPlayed = 0
@@ -118,6 +125,13 @@ export class JitterBuffer {
     if (this.state !== 'playing' && this.state !== 'draining') return false
 
     const written = this.resampler.render(out, 0, this.nextSample)
+    if (this.resumeLeft > 0) this.rampIn(out, written)
+    // The ring is empty with more audio due: this quantum's sound is the last before a gap (unless audio arrives in
+    // time, which costs a 2 ms dip). Ramp it down to zero where it ends, and ramp the next sound up.
+    if (!this.inputEnded && this.fadeLeft === 0 && this.ring.available === 0 && written > 0) {
+      for (let i = 0; i < written; i++) out[i] = (out[i] ?? 0) * ((written - 1 - i) / written)
+      this.resumeLeft = RESUME_RAMP_FRAMES
+    }
     if (written < out.length) {
       if (this.state === 'draining' && this.fadeLeft === 0) this.finish('ended')
       else if (this.fadeLeft === 0) {
@@ -156,6 +170,12 @@ export class JitterBuffer {
     }
     if (this.inputEnded && this.paddingLeft > 0) return TAIL_PADDING[--this.paddingLeft]
     return undefined
+  }
+
+  private rampIn(out: Float32Array, written: number) {
+    for (let i = 0; i < written && this.resumeLeft > 0; i++, this.resumeLeft--) {
+      out[i] = (out[i] ?? 0) * (1 - this.resumeLeft / (RESUME_RAMP_FRAMES + 1))
+    }
   }
 
   private applyFade(out: Float32Array) {

@@ -10,11 +10,11 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { CEPSTRA, FRAMES_PER_SECOND } from '../speaker/features.ts'
 import { analyzeSpeechInSteps, type SpeechTrack } from '../speaker/statistics.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
-import { hmmClusterOffThread } from './cluster-thread.ts'
-import { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
+import { openClusterSession } from './cluster-thread.ts'
+import { COUNT_DEFAULTS, type CountRule, chooseCount, clearlyOne } from './count.ts'
 import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 import type { FrameMatrix } from './gmm.ts'
-import { HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
+import { consensusLadder, HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from './windows.ts'
 
 export interface DiarizerOptions {
@@ -50,6 +50,11 @@ export interface DiarizerOptions {
   vad?: DetectOptions
   /** Turns shorter than this are given to the speaker around them. */
   minTurnSeconds?: number
+  /**
+   * When the count is estimated, make the first clustering run alone and skip the others when the count is clearly
+   * one (see candidates). Off: every run, always (the evaluation compares both).
+   */
+  earlyStop?: boolean
 }
 
 /** See DiarizerOptions.threshold; the recording screen and the online tracker count voices with it too. */
@@ -67,6 +72,7 @@ const DEFAULTS = {
   // Pauses under 1 s stay inside speech: AMI reference turns run through them.
   vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 },
   minTurnSeconds: 0.5,
+  earlyStop: true,
 } satisfies Required<DiarizerOptions>
 
 /** Below this many gated frames (a second) the gate is not used: too little to model. */
@@ -86,7 +92,12 @@ export interface ClassicalDiarizer extends Diarizer {
    * The 'hmm' diarizer's candidates before the count is chosen: frame labels (−1 outside speech) for 1…top speakers
    * (index k − 1) and the windows the count rule compares voices by. For evaluating count rules leave-one-out.
    */
-  candidates(audio: Float32Array, regions: SpeechRegion[], top: number): Promise<Candidates | null>
+  candidates(
+    audio: Float32Array,
+    regions: SpeechRegion[],
+    top: number,
+    opts?: { signal?: AbortSignal; earlyStop?: boolean },
+  ): Promise<Candidates | null>
   /** Spans of one candidate partition, as `diarize` finishes them. */
   spans(frameLabels: Int32Array): SpeakerSpan[]
 }
@@ -96,6 +107,11 @@ export interface Candidates {
   windows: Window[]
   /** Speakers found by clustering the centred windows (at most the top count): the least count estimated. */
   windowCount: number
+  /**
+   * The count is clearly one: only the first clustering run was made (count.ts, clearlyOne), and the partitions
+   * for more speakers are that run's alone.
+   */
+  stoppedEarly: boolean
 }
 
 export function createClassicalDiarizer(options: DiarizerOptions = {}): ClassicalDiarizer {
@@ -103,34 +119,51 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
   const hmm = { ...HMM_CLUSTER_DEFAULTS, ...config.hmm }
   const rule = { ...COUNT_DEFAULTS, ...config.count }
 
+  /**
+   * With `earlyStop` (the count is to be estimated from one up), the first clustering run is made alone, and when
+   * the window clustering finds one speaker and that run's two-speaker split is clearly one voice, the other runs are
+   * skipped: most meetings' count comes out as one, and the runs are most of the cost.
+   */
   async function candidates(
     audio: Float32Array,
     regions: SpeechRegion[],
     top: number,
-    signal?: AbortSignal,
+    { signal, earlyStop = false }: { signal?: AbortSignal; earlyStop?: boolean } = {},
   ): Promise<Candidates | null> {
     if (regions.length === 0) return null
     const track = await analyzeSpeechInSteps(audio, signal)
     const windows = slideWindows(track, regions, config)
     await yieldToEventLoop()
     signal?.throwIfAborted()
-    const speech = speechFrames(track.features.count, regions)
-    const gated = speech.filter((f) => (track.features.energyDb[f] as number) >= track.gateDb)
-    const modelled = config.gate && gated.length >= MIN_GATED_FRAMES ? gated : speech
-    const ladder = await hmmClusterOffThread(
-      speakerFrames(track, modelled, config.loudness),
-      top,
-      hmm,
-      signal,
-    )
-    const partitions = ladder.map((labels) => fillLabels(track.features.count, speech, modelled, labels))
     // The clustering of centred windows (which a shift of the whole recording, such as its channel, does not move)
     // is a second estimate of the count: either may find a second voice.
     const windowCount =
       windows.length > 0
         ? new Set(clusterWindows(windows, { maxSpeakers: top, threshold: config.threshold })).size
         : 1
-    return { partitions, windows, windowCount }
+    const speech = speechFrames(track.features.count, regions)
+    const gated = speech.filter((f) => (track.features.energyDb[f] as number) >= track.gateDb)
+    const modelled = config.gate && gated.length >= MIN_GATED_FRAMES ? gated : speech
+    const frames = speakerFrames(track, modelled, config.loudness)
+    const fill = (ladder: Int32Array[]) =>
+      ladder.map((labels) => fillLabels(track.features.count, speech, modelled, labels))
+    const runs = Array.from({ length: Math.max(1, hmm.runs) }, (_, r) => r)
+    const rows = frames.rows
+    const session = openClusterSession(frames, top, hmm, signal)
+    let ladders: Int32Array[][]
+    try {
+      if (earlyStop && windowCount === 1 && runs.length > 1 && top > 1) {
+        const first = await session.runs([0])
+        const partitions = fill(consensusLadder(rows, top, first))
+        if (clearlyOne(partitions[1] as Int32Array, windows, rule))
+          return { partitions, windows, windowCount, stoppedEarly: true }
+        ladders = [...first, ...(await session.runs(runs.slice(1)))]
+      } else ladders = await session.runs(runs)
+    } finally {
+      session.close()
+    }
+    const partitions = fill(consensusLadder(rows, top, ladders))
+    return { partitions, windows, windowCount, stoppedEarly: false }
   }
 
   function spans(frameLabels: Int32Array): SpeakerSpan[] {
@@ -157,10 +190,12 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
       return spans(labelFrames(track.features.count, regions, windows, labels))
     }
     const top = count.numSpeakers ?? Math.max(count.minSpeakers ?? 1, count.maxSpeakers ?? rule.maxSpeakers)
-    const found = await candidates(audio, regions, top, signal)
+    const fromOne = count.numSpeakers === undefined && (count.minSpeakers ?? 1) <= 1
+    const found = await candidates(audio, regions, top, { signal, earlyStop: config.earlyStop && fromOne })
     if (!found) return []
     const chosen =
       count.numSpeakers ??
+      (found.stoppedEarly ? 1 : undefined) ??
       chooseCount(found.partitions, found.windows, {
         ...rule,
         minSpeakers: Math.max(count.minSpeakers ?? 1, found.windowCount),
@@ -176,7 +211,7 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
       return diarizeRegions(audio, regions, opts)
     },
     diarizeRegions,
-    candidates: (audio, regions, top) => candidates(audio, regions, top),
+    candidates: (audio, regions, top, opts) => candidates(audio, regions, top, opts),
     spans,
   }
 }

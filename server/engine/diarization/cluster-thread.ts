@@ -1,12 +1,15 @@
 /**
  * The GMM–HMM clustering off the main thread: it is CPU work of one to two seconds per minute of speech (three runs
- * of EM and Viterbi), which would stall every stream the service is sending meanwhile. Each call gets its own worker
- * thread (about 0.1 s to start), ended when the labels are back or the signal aborts.
+ * of EM and Viterbi), which would stall every stream the service is sending meanwhile. Each clustering gets its own
+ * worker thread (about 0.1 s to start), which keeps the frames so that runs can be asked for in steps (the diarizer
+ * asks for the first run, then for the others only when the count may be above one), and is ended when the caller
+ * closes it or the signal aborts.
  */
 import { Worker } from 'node:worker_threads'
 import type { FrameMatrix } from './gmm.ts'
-import { type HmmClusterOptions, hmmClusterLadder } from './hmm-cluster.ts'
+import { consensusLadder, type HmmClusterOptions, hmmClusterRuns } from './hmm-cluster.ts'
 
+/** The first message to the worker: the frames and settings; each message after it is a list of runs. */
 export interface ClusterJob extends FrameMatrix {
   maxSpeakers: number
   options: HmmClusterOptions
@@ -27,35 +30,92 @@ function spawnWorker(): Worker {
   )
 }
 
+export interface ClusterSession {
+  /** The ladders of these runs (hmmClusterRuns); one request at a time. */
+  runs(indices: number[]): Promise<Int32Array[][]>
+  /** Ends the worker (idempotent). */
+  close(): void
+}
+
+/**
+ * A clustering of `frames` on a worker thread (in place when the work is small). `frames.data` is handed to the
+ * worker (its buffer is detached). A request rejects with the signal's reason when it aborts, which also ends the
+ * worker; the caller closes the session when done.
+ */
+export function openClusterSession(
+  frames: FrameMatrix,
+  maxSpeakers: number,
+  options: HmmClusterOptions,
+  signal?: AbortSignal,
+): ClusterSession {
+  signal?.throwIfAborted()
+  if (frames.rows < INLINE_ROWS || maxSpeakers <= 1)
+    return {
+      runs: async (indices) => {
+        signal?.throwIfAborted()
+        return hmmClusterRuns(frames, maxSpeakers, options, indices)
+      },
+      close() {},
+    }
+  const worker = spawnWorker()
+  let closed = false
+  // The thread can end (or fail) between requests too: a request made after that rejects at once.
+  let ended: Error | null = null
+  worker.once('exit', (code) => {
+    ended ??= new Error(`diarization worker exited (code ${code}) before answering`)
+  })
+  worker.once('error', (error) => {
+    ended ??= error
+  })
+  const close = () => {
+    if (closed) return
+    closed = true
+    signal?.removeEventListener('abort', close)
+    void worker.terminate()
+  }
+  signal?.addEventListener('abort', close, { once: true })
+  const job: ClusterJob = { ...frames, maxSpeakers, options }
+  worker.postMessage(job, [frames.data.buffer as ArrayBuffer])
+  return {
+    runs: (indices) =>
+      new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason)
+        if (closed) return reject(new Error('the clustering session is closed'))
+        if (ended) return reject(ended)
+        const onMessage = (ladders: Int32Array[][]) => settle(() => resolve(ladders))
+        const onError = (error: Error) => settle(() => reject(error))
+        const onExit = (code: number) =>
+          settle(() => reject(new Error(`diarization worker exited (code ${code}) before answering`)))
+        const abort = () => settle(() => reject(signal?.reason))
+        const settle = (outcome: () => void) => {
+          signal?.removeEventListener('abort', abort)
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit)
+          outcome()
+        }
+        signal?.addEventListener('abort', abort, { once: true })
+        worker.once('message', onMessage).once('error', onError).once('exit', onExit)
+        worker.postMessage(indices)
+      }),
+    close,
+  }
+}
+
 /**
  * hmmClusterLadder on a worker thread (the partitions into 1…maxSpeakers speakers); rejects with the signal's reason
- * when it aborts.
+ * when it aborts. `frames.data` is handed to the worker (its buffer is detached).
  */
-export function hmmClusterOffThread(
+export async function hmmClusterOffThread(
   frames: FrameMatrix,
   maxSpeakers: number,
   options: HmmClusterOptions,
   signal?: AbortSignal,
 ): Promise<Int32Array[]> {
-  signal?.throwIfAborted()
-  if (frames.rows < INLINE_ROWS || maxSpeakers <= 1)
-    return Promise.resolve(hmmClusterLadder(frames, maxSpeakers, options))
-  return new Promise((resolve, reject) => {
-    const worker = spawnWorker()
-    const finish = (outcome: () => void) => {
-      signal?.removeEventListener('abort', abort)
-      worker.removeAllListeners()
-      void worker.terminate()
-      outcome()
-    }
-    const abort = () => finish(() => reject(signal?.reason))
-    signal?.addEventListener('abort', abort, { once: true })
-    worker.once('message', (ladder: Int32Array[]) => finish(() => resolve(ladder)))
-    worker.once('error', (error) => finish(() => reject(error)))
-    worker.once('exit', (code) =>
-      finish(() => reject(new Error(`diarization worker exited (code ${code}) before answering`))),
-    )
-    const job: ClusterJob = { ...frames, maxSpeakers, options }
-    worker.postMessage(job, [frames.data.buffer as ArrayBuffer])
-  })
+  const rows = frames.rows
+  const session = openClusterSession(frames, maxSpeakers, options, signal)
+  try {
+    const all = Array.from({ length: Math.max(1, options.runs) }, (_, r) => r)
+    return consensusLadder(rows, maxSpeakers, await session.runs(all))
+  } finally {
+    session.close()
+  }
 }

@@ -50,6 +50,27 @@ export function chooseCount(
   return count
 }
 
+/**
+ * Margins of the early stop: how far below the minimum share, and above the same-voice cosine, the two-speaker
+ * split of a single clustering run must fall for the count to be taken as one without the other runs. The count
+ * rule's own decisions sit close to its constants (a second run moves a share by a few points: trn08's smaller
+ * speaker holds 14 % in run 0 and 18 % in the consensus), so only a split that fails by a margin stops early.
+ */
+export const CLEARLY_ONE = { shareFactor: 2 / 3, cosineMargin: 0.1 }
+
+/**
+ * Whether the two-speaker partition (frame labels) is clearly not two people: one side holds under two thirds of the
+ * minimum share, or the two sound alike by a margin over `sameVoice`. The diarizer then skips the other runs of the
+ * clustering (their partitions for more speakers would not be used).
+ */
+export function clearlyOne(twoSpeakers: Int32Array, windows: Window[], rule: CountRule): boolean {
+  const voices = wholeVoices(twoSpeakers, windows).filter((v) => v.weight > 0)
+  if (voices.length < 2) return true
+  const total = voices.reduce((sum, v) => sum + v.weight, 0)
+  if (voices.some((v) => v.weight < CLEARLY_ONE.shareFactor * rule.minShare * total)) return true
+  return closestPair(voices) >= rule.sameVoice + CLEARLY_ONE.cosineMargin
+}
+
 interface Voice {
   /** Voiced frames of the windows labelled with it. */
   weight: number

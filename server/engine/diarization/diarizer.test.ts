@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
+import { loadMeetings, MEETINGS_DIR, speechOf } from '../../../bench/eval-diarization.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { concat, silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
-import { createDiarizer } from './index.ts'
+import { createClassicalDiarizer, createDiarizer } from './index.ts'
 import { createOnlineSpeakerTracker } from './online.ts'
 
 const LINES = [
@@ -87,6 +87,28 @@ describe('diarizer', () => {
         }
       }
       expect(errors.hmm).toBeLessThan(0.7 * errors.windows)
+    },
+    120_000,
+  )
+
+  it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
+    'stops after the first clustering run where the count is clearly one, with the answer of every run',
+    async () => {
+      // trn03 and trn06 are one voice with sparse others (1.2 s of 30 s; 4.8 s of 31 s): the one clustering run's
+      // two-speaker split fails the count rule by a margin. trn00 has three people: all runs are made.
+      const meetings = (await loadMeetings()).filter((m) => ['trn00', 'trn03', 'trn06'].includes(m.id))
+      const early = createClassicalDiarizer()
+      const every = createClassicalDiarizer({ earlyStop: false })
+      const stopped: string[] = []
+      for (const m of meetings) {
+        const spans = await early.diarize(m.audio)
+        expect(spans).toEqual(await every.diarize(m.audio))
+        const regions = speechOf(await early.diarize(m.audio, { numSpeakers: 1 }))
+        const found = await early.candidates(m.audio, regions, 4, { earlyStop: true })
+        if (found?.stoppedEarly) stopped.push(m.id)
+        expect(new Set(spans.map((s) => s.speaker)).size).toBe(m.id === 'trn00' ? 3 : 1)
+      }
+      expect(stopped).toEqual(['trn03', 'trn06'])
     },
     120_000,
   )

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { whiteNoise } from '../markup/dsp.ts'
-import { hmmClusterOffThread } from './cluster-thread.ts'
+import { hmmClusterOffThread, openClusterSession } from './cluster-thread.ts'
 import type { FrameMatrix } from './gmm.ts'
 import {
   adjustedRandIndex,
+  consensusLadder,
   HMM_CLUSTER_DEFAULTS,
   hmmCluster,
   hmmClusterLadder,
@@ -169,6 +170,25 @@ describe('hmmClusterOffThread', () => {
     expect(Array.from((await hmmClusterOffThread(copy, 2, HMM_CLUSTER_DEFAULTS))[1] ?? [])).toEqual(
       Array.from(inPlace),
     )
+  }, 60_000)
+
+  it('runs in steps on one worker as all at once', async () => {
+    const { frames } = conversation(2, turns())
+    const together = hmmClusterLadder(frames, 3)
+    const session = openClusterSession(
+      { ...frames, data: Float64Array.from(frames.data) },
+      3,
+      HMM_CLUSTER_DEFAULTS,
+    )
+    try {
+      const first = await session.runs([0])
+      const rest = await session.runs([1, 2])
+      const stepped = consensusLadder(frames.rows, 3, [...first, ...rest])
+      expect(stepped.map((p) => Array.from(p))).toEqual(together.map((p) => Array.from(p)))
+    } finally {
+      session.close()
+    }
+    await expect(session.runs([0])).rejects.toThrow('closed')
   }, 60_000)
 
   it('rejects with the reason when aborted', async () => {

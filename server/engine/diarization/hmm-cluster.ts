@@ -81,17 +81,36 @@ export function hmmClusterLadder(
   maxSpeakers: number,
   opts: HmmClusterOptions = HMM_CLUSTER_DEFAULTS,
 ): Int32Array[] {
+  const all = Array.from({ length: Math.max(1, opts.runs) }, (_, r) => r)
+  return consensusLadder(frames.rows, maxSpeakers, hmmClusterRuns(frames, maxSpeakers, opts, all))
+}
+
+/**
+ * The ladders (index k − 1: the labels as the run passes k speakers) of the listed runs; run r starts from r more
+ * initial parts than run 0. hmmClusterLadder is the consensus of runs 0…runs − 1; the diarizer runs 0 first and the
+ * others only when the count may be above one (count.ts, clearlyOne).
+ */
+export function hmmClusterRuns(
+  frames: FrameMatrix,
+  maxSpeakers: number,
+  opts: HmmClusterOptions,
+  runs: number[],
+): Int32Array[][] {
   const top = Math.max(1, maxSpeakers)
-  if (frames.rows === 0) return Array.from({ length: top }, () => new Int32Array(0))
-  const single = new Int32Array(frames.rows)
-  if (top === 1) return [single]
+  if (frames.rows === 0 || top === 1) return runs.map(() => [new Int32Array(frames.rows)])
   const base = Math.max(
     1,
     Math.min(opts.maxInitial, Math.floor(frames.rows / FRAMES_PER_SECOND / opts.initialSeconds)),
   )
-  const runs = Array.from({ length: Math.max(1, opts.runs) }, (_, r) =>
-    mergeDown(frames, top, base + r, opts),
-  )
+  return runs.map((r) => mergeDown(frames, top, base + r, opts))
+}
+
+/** For each count, the partition of the runs agreeing best with the other runs' (one speaker: all rows as one). */
+export function consensusLadder(rows: number, maxSpeakers: number, runs: Int32Array[][]): Int32Array[] {
+  const top = Math.max(1, maxSpeakers)
+  if (rows === 0) return Array.from({ length: top }, () => new Int32Array(0))
+  const single = new Int32Array(rows)
+  if (top === 1 || runs.length === 0) return [single]
   return Array.from({ length: top }, (_, k) =>
     k === 0 ? single : renumber(medoid(runs.map((ladder) => ladder[k] as Int32Array))),
   )

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
@@ -34,6 +33,7 @@ import { type RequestLease, requestLease } from '../lease.ts'
 import { readForm } from '../multipart-form.ts'
 import type { Slot, SlotPool } from '../slots.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
+import type { ContinuationStore } from '../store/continuations.ts'
 import type { KeyStore } from '../store/keys.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
@@ -47,6 +47,8 @@ export interface SpeechRouteDeps {
   slotWaitMs: number
   /** At capacity, answer 303 with a continuation URL instead of waiting or refusing (4.1). */
   redirectWhenBusy: boolean
+  /** Where 303 continuations are kept, for any instance to redeem. */
+  continuations: ContinuationStore
   /** How long a continuation waits for a slot before 503. */
   continuationWaitMs: number
   /** Request duration limit (spec 8: 30 minutes); a stream cut by it ends without its completion marker. */
@@ -72,20 +74,11 @@ const sseFrame = (event: SpeechSseEvent) => `data: ${JSON.stringify(event)}\n\n`
 /** Continuations of redirected requests (4.1): single use, bound to their owner, short-lived. */
 const CONTINUATION_TTL_MS = 60_000
 
-interface Continuation {
-  ownerId: string
-  req: ResolvedSpeechRequest
-  voice: VoiceSource
-  timer: NodeJS.Timeout
-}
-
 export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
-  const { keys, synthesizer, ttsSlots } = deps
-  const continuations = new Map<string, Continuation>()
+  const { keys, synthesizer, ttsSlots, continuations } = deps
   // Each compressed format's encoder is started before a request needs it, and one is kept ready after each use.
   const releaseEncoders = holdWarmEncoders()
   app.addHook('onClose', async () => {
-    for (const c of continuations.values()) clearTimeout(c.timer)
     releaseEncoders()
   })
 
@@ -113,11 +106,11 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
     }
 
-    if (deps.redirectWhenBusy && !(await ttsSlots.available(principal.ownerId))) {
+    // A one-request clone carries its reference audio in the request; it waits in line like any request instead of
+    // being kept as a continuation (docs/api.md).
+    if (deps.redirectWhenBusy && !('prepare' in voice) && !(await ttsSlots.available(principal.ownerId))) {
       // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
-      const token = randomBytes(16).toString('hex')
-      const timer = setTimeout(() => continuations.delete(token), CONTINUATION_TTL_MS)
-      continuations.set(token, { ownerId: principal.ownerId, req, voice, timer })
+      const token = await continuations.issue(principal.ownerId, request.body, CONTINUATION_TTL_MS)
       return reply
         .code(303)
         .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
@@ -129,13 +122,15 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
     const lease = requestLease(reply)
     const principal = await authenticate(keys, request, 'tts:generate')
-    const c = continuations.get(request.params.token)
-    if (!c || c.ownerId !== principal.ownerId) {
+    const body = await continuations.redeem(request.params.token, principal.ownerId)
+    const req = body === undefined ? undefined : resolveSpeechRequest(body)
+    // One-request clones are never kept as continuations (see above).
+    if (!req || req.voice.kind === 'inline') {
       throw new ApiError(404, 'detail', 'This continuation does not exist, was used already or has expired.')
     }
-    continuations.delete(request.params.token)
-    clearTimeout(c.timer)
-    return serve(reply, lease, c.ownerId, c.req, c.voice, deps.continuationWaitMs)
+    // Resolved again where it is redeemed (any instance): a saved voice deleted meanwhile is now a 404.
+    const voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
+    return serve(reply, lease, principal.ownerId, req, voice, deps.continuationWaitMs)
   })
 
   /** Takes a slot (waiting up to `waitMs`) and streams the request's audio in its format. */

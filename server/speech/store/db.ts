@@ -45,6 +45,7 @@ export interface SpeechTables {
     prepared: string
   }
   client_secret_sessions: { key_id: string; session: string }
+  continuations: { token_hash: string; owner_id: string; request: string; expires_at: number }
   consent_artifacts: ArtifactRow & { consent_id: string }
   voice_artifacts: ArtifactRow & { voice_id: string }
 }
@@ -160,6 +161,19 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
           .addColumn('embedder_version', 'text', (c) => c.notNull())
           .execute()
       }
+    },
+  },
+  // 303 continuations (store/continuations.ts) in the database, so any instance redeems what another issued.
+  '0005_continuations': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('continuations')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('owner_id', 'text', (c) => c.notNull())
+        .addColumn('request', 'text', (c) => c.notNull())
+        .addColumn('expires_at', int(dialect), (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('continuations_expiry').on('continuations').column('expires_at').execute()
     },
   },
 }

@@ -229,8 +229,13 @@ export function ScriptPage() {
         )}
       </header>
 
+      {/*
+        The studio layout (script.css): on a wide screen the editor, the current line's takes and the settings are
+        three panes over a transport bar, all in view at once; on a narrow one they stack. The order here is the
+        keyboard order: from the editor, Tab reaches the transport next, then the line's takes, then the settings.
+      */}
       <div className="script-layout">
-        <div className="script-main">
+        <div className="script-editor-pane">
           <ScriptEditor
             lines={script.lines}
             onChange={script.setLines}
@@ -240,11 +245,14 @@ export function ScriptPage() {
             onSelectionChange={setSelection}
             onPlayLine={playLine}
           />
+        </div>
 
+        <div className="script-transport">
           <fieldset className="transport">
             <legend className="visually-hidden">Preview</legend>
             <button
               type="button"
+              className="primary"
               onClick={() => caretLine && playLine(caretLine.id)}
               disabled={!caretLine?.text.trim()}
             >
@@ -294,7 +302,9 @@ export function ScriptPage() {
             )}
           </div>
           <PlaybackStats stats={playback.stats} timeToFirstAudioMs={playback.timeToFirstAudioMs} />
+        </div>
 
+        <div className="script-line-pane">
           {caretLine && (
             <section aria-labelledby="line-heading" className="line-panel">
               <h2 id="line-heading">
