@@ -1,4 +1,4 @@
-import type { Role } from './store/users.ts'
+import type { Role } from '../../schema/index.ts'
 
 /**
  * Which upstream routes each role reaches through the backend. Anything not listed is refused before forwarding.

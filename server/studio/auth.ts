@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
+import type { Role, SessionInfo } from '../../schema/index.ts'
 import { refuse } from './errors.ts'
 import {
   HashGate,
@@ -12,7 +13,7 @@ import {
   SignInLimiter,
 } from './sign-in-limit.ts'
 import { SESSION_TTL_SECONDS, type Session, type SessionStore } from './store/sessions.ts'
-import type { Role, UserStore } from './store/users.ts'
+import type { UserStore } from './store/users.ts'
 
 export const SESSION_COOKIE = 'studio_session'
 export const CSRF_HEADER = 'x-csrf-token'
@@ -80,10 +81,11 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
       secure: false,
     })
 
-  const describe = (request: FastifyRequest) => ({
-    user: request.studioUser && { name: request.studioUser.name, role: request.studioUser.role },
-    csrfToken: request.studioSession?.csrfToken,
-    autoLocal: request.studioUser?.autoLocal ?? false,
+  /** The answer of /api/auth/me and of a sign-in, in the shape the browser parses (schema/session.ts). */
+  const describe = (user: StudioUser, session: Session): SessionInfo => ({
+    user: { name: user.name, role: user.role },
+    csrfToken: session.csrfToken,
+    autoLocal: user.autoLocal,
   })
 
   const startSession = async (
@@ -96,6 +98,7 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     setCookie(reply, token)
     request.studioSession = session
     request.studioUser = user
+    return session
   }
 
   app.addHook('onRequest', async (request, reply) => {
@@ -128,8 +131,8 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     if (!request.studioUser && opts.autoLocalAdmin && (await users.count()) === 0) {
       await startSession(request, reply, null, LOCAL_ADMIN)
     }
-    if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
-    return reply.header('cache-control', 'no-store').send(describe(request))
+    if (!request.studioUser || !request.studioSession) return refuse(reply, 401, 'Not signed in.')
+    return reply.header('cache-control', 'no-store').send(describe(request.studioUser, request.studioSession))
   })
 
   // Whether anyone can sign in yet, for the sign-in page: a studio with no users and no automatic admin (one started
@@ -173,8 +176,9 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     await limiter
       .succeed(key)
       .catch((err) => request.log.warn({ err: (err as Error).message }, 'sign-in count not cleared'))
-    await startSession(request, reply, user.id, { name: user.name, role: user.role, autoLocal: false })
-    return reply.header('cache-control', 'no-store').send(describe(request))
+    const signedIn: StudioUser = { name: user.name, role: user.role, autoLocal: false }
+    const session = await startSession(request, reply, user.id, signedIn)
+    return reply.header('cache-control', 'no-store').send(describe(signedIn, session))
   })
 
   app.post('/api/auth/sign-out', async (request, reply) => {

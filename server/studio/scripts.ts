@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
+import type { Role } from '../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../schema/index.ts'
 import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 import { refuse, studioErrorHandler } from './errors.ts'
 import type { ScriptStore } from './store/scripts.ts'
-import type { Role } from './store/users.ts'
 
 /**
  * `/api/scripts`: a voice designer's scripts, kept by the backend so they survive a reload and follow the designer to

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
+import type { Role } from '../../schema/index.ts'
 import {
   formatBytes,
   MAX_TAKE_AUDIO_BYTES,
@@ -14,7 +15,6 @@ import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 import { pcm16WavHeader } from '../wav.ts'
 import { refuse, studioErrorHandler } from './errors.ts'
 import type { TakeStore } from './store/takes.ts'
-import type { Role } from './store/users.ts'
 
 /**
  * A voice designer's take history, kept by the backend so takes survive a reload and follow the designer to another

@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline'
+import { ROLES, type Role } from '../../schema/index.ts'
 import { dataDir, parseFlags } from '../config.ts'
 import { openStudioStorage } from './store/db.ts'
-import { ROLES, type Role, UserStore } from './store/users.ts'
+import { UserStore } from './store/users.ts'
 
 /**
  * `npm run users -- add NAME --role ROLE | list | remove NAME | passwd NAME [--data DIR]`. Passwords are read from

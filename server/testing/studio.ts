@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
+import type { Role } from '../../schema/index.ts'
 import { dropPostgresSchema } from '../storage/index.ts'
 import { createStudio, type StudioOptions } from '../studio/app.ts'
 import { openStudioStorage, type StudioStorage } from '../studio/store/db.ts'
-import { type Role, UserStore } from '../studio/store/users.ts'
+import { UserStore } from '../studio/store/users.ts'
 import type { RunningService } from './service.ts'
 
 /**

@@ -12,8 +12,11 @@ import {
   type ModelId,
   type SavedVoice,
   SECOND_GEN_MODEL,
+  type SessionInfo,
   type SpeechRequest,
   savedVoiceSchema,
+  sessionSchema,
+  signInSetupSchema,
   speechAudioDeltaSchema,
   speechAudioDoneSchema,
   speechSseEventSchema,
@@ -278,17 +281,6 @@ export async function deleteScript(id: string): Promise<void> {
 
 // --- Session (backend contract: /api/auth/*) ---
 
-export const ROLES = ['designer', 'consent_admin', 'reviewer', 'admin'] as const
-export type Role = (typeof ROLES)[number]
-
-const sessionSchema = z.object({
-  user: z.object({ name: z.string(), role: z.enum(ROLES) }),
-  csrfToken: z.string().min(1),
-  /** A local admin session the backend opened by itself (loopback, embedded service, no users yet). */
-  autoLocal: z.boolean(),
-})
-export type SessionInfo = z.infer<typeof sessionSchema>
-
 /**
  * The current session, or null when nobody is signed in (401). On loopback with no users yet the backend opens
  * a local admin session on this call.
@@ -299,8 +291,6 @@ export async function getSession(): Promise<SessionInfo | null> {
   if (!response.ok) throw await errorFrom(response)
   return sessionSchema.parse(await response.json())
 }
-
-const signInSetupSchema = z.object({ hasUsers: z.boolean() })
 
 /** Whether the studio has any user yet: without one, the sign-in page says how the first is made. */
 export const signInSetupQuery = queryOptions({

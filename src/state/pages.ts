@@ -1,4 +1,4 @@
-import type { Role } from '../api/client.ts'
+import type { Role } from '../../schema/index.ts'
 
 /** The studio's pages, which roles may use them, and how a URL path resolves to one. Pure: no React, no DOM. */
 

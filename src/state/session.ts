@@ -1,9 +1,8 @@
 import { create } from 'zustand'
+import type { Role, SessionInfo } from '../../schema/index.ts'
 import {
   getSession,
   onUnauthorized,
-  type Role,
-  type SessionInfo,
   setCsrfTokenSource,
   signIn as signInRequest,
   signOut as signOutRequest,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
+import type { Role } from '../../../schema/index.ts'
 import type { StudioStorage } from './db.ts'
-import type { Role } from './users.ts'
 
 export const SESSION_TTL_SECONDS = 12 * 60 * 60
 

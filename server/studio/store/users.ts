@@ -1,11 +1,9 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import { sql } from 'kysely'
+import { ROLES, type Role } from '../../../schema/index.ts'
 import { isUniqueViolation } from '../../storage/index.ts'
 import type { StudioStorage } from './db.ts'
-
-export const ROLES = ['designer', 'consent_admin', 'reviewer', 'admin'] as const
-export type Role = (typeof ROLES)[number]
 
 export interface User {
   id: number

@@ -1,4 +1,4 @@
-import type { Role } from '../../api/client.ts'
+import type { Role } from '../../../schema/index.ts'
 import { Link } from '../../components/Link.tsx'
 import { type PageInfo, pagesFor, ROLE_LABELS, rolesFor } from '../../state/pages.ts'
 

@@ -1,5 +1,6 @@
 import { type ReactNode, type RefObject, useEffect, useId, useRef, useState } from 'react'
-import type { AuditEvent, Role } from '../../api/client.ts'
+import type { Role } from '../../../schema/index.ts'
+import type { AuditEvent } from '../../api/client.ts'
 import { ROLE_LABELS } from '../../state/pages.ts'
 import type { Failure } from './failures.ts'
 import { formatWhen, shortId } from './format.ts'
