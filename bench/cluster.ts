@@ -17,7 +17,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -28,6 +27,7 @@ import { dropPostgresSchema } from '../server/storage/index.ts'
 import { openStudioStorage, type StudioStorage } from '../server/studio/store/db.ts'
 import { SessionStore } from '../server/studio/store/sessions.ts'
 import { UserStore } from '../server/studio/store/users.ts'
+import { freePort } from '../server/testing/ports.ts'
 import { announceSmoke, count } from './smoke.ts'
 import { percentile, summary } from './stats.ts'
 
@@ -94,17 +94,6 @@ console.log(`added per request by the shared limiter: ${ms(added)} p50 (aim: at 
 const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
 const children: ChildProcess[] = []
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 async function startInstance(): Promise<string> {
   const port = await freePort()

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../testing/ports.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 
 /**
@@ -74,17 +75,6 @@ class RedisProxy {
     for (const socket of this.sockets) socket.destroy()
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()))
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
 }
 
 /** Starts one speech service process and waits until it answers /health. */
