@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type Locator, type Page, test } from '@playwright/test'
 import { e2eVoiceClipsDir } from '../playwright.config.ts'
+import { editor, seriousViolations } from './support.ts'
 import { CLIP_FILES } from './voice-clips.ts'
 
 /**
@@ -23,16 +23,6 @@ const SCREENSHOTS = join('test-results', 'screenshots')
 /** The voices page's audio, made with eSpeak like e2e/voices.setup.ts does, in a directory of this file's own. */
 const clipsDir = `${e2eVoiceClipsDir}-layout`
 const clip = (file: string) => join(clipsDir, file)
-
-/** Serious and critical axe violations, with `label-content-name-mismatch` on (axe-core ships it off). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .analyze()
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
-}
 
 /** How wide the document is against the window: wider means the page scrolls sideways. */
 function widths(page: Page): Promise<{ document: number; viewport: number }> {
@@ -82,10 +72,6 @@ async function expectInView(page: Page, locator: Locator, what: string) {
   expect(box.y, where).toBeGreaterThanOrEqual(0)
   expect(box.x + box.width, where).toBeLessThanOrEqual(view.width)
   expect(box.y + box.height, where).toBeLessThanOrEqual(view.height)
-}
-
-function editor(page: Page): Locator {
-  return page.getByRole('textbox', { name: 'Script', exact: true })
 }
 
 function playLineButton(page: Page): Locator {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import AxeBuilder from '@axe-core/playwright'
-import { expect, type Locator, type Page, test } from '@playwright/test'
+import { expect, type Page, test } from '@playwright/test'
+import { editor, freshScript, playbackStatus, playLineAndWait, transport } from './support.ts'
 
 /**
  * The script page against the real backend and the real local speech service, in a real Chromium: markup checked as
@@ -23,35 +24,6 @@ const SERVICE_WORK = 45_000
 async function playerStats(page: Page): Promise<Stats> {
   const raw = await page.locator('[data-stats]').getAttribute('data-stats')
   return JSON.parse(raw ?? 'null') as Stats
-}
-
-function editor(page: Page): Locator {
-  return page.getByRole('textbox', { name: 'Script', exact: true })
-}
-
-/** The page's own transport (live mode has a Stop of its own). */
-function transport(page: Page): Locator {
-  return page.getByRole('group', { name: 'Preview' })
-}
-
-function playbackStatus(page: Page): Locator {
-  return page.getByTestId('playback-status')
-}
-
-/** Opens the page on a new, empty script so tests do not see each other's lines. */
-async function freshScript(page: Page, lines: string[]) {
-  await page.goto('/script')
-  await expect(editor(page)).toBeVisible()
-  await page.getByRole('button', { name: 'New script' }).click()
-  await editor(page).fill(lines.join('\n'))
-  await editor(page).press('Control+Home')
-}
-
-async function playLineAndWait(page: Page) {
-  await transport(page)
-    .getByRole('button', { name: /^Play line \d+$/ })
-    .click()
-  await expect(playbackStatus(page)).toHaveText(/Finished/, { timeout: SERVICE_WORK })
 }
 
 /** Not silence: loud enough, and sound in a good share of what was played. */

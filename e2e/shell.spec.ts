@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright'
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test'
 import {
   e2eDeadUpstreamBaseURL,
@@ -6,6 +5,7 @@ import {
   e2eSignInBaseURL,
   e2eUsers,
 } from '../playwright.config.ts'
+import { seriousViolations } from './support.ts'
 
 /**
  * The app shell against the real backend: its automatic local admin session, the real health report, and (on the
@@ -33,13 +33,6 @@ interface HealthReport {
   status: 'ok' | 'degraded'
   upstream: { kind: 'embedded' | 'remote'; reachable: boolean }
   engines: Record<EngineName, boolean>
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze()
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
 }
 
 /** Presses `key` until `target` has focus; fails after `max` presses. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, expect, type Locator, type Page, test } from '@playwright/test'
 import { e2eSignInBaseURL } from '../playwright.config.ts'
+import { editor, freshScript, playLineAndWait, transport } from './support.ts'
 
 /**
  * Take history against the real backend and the real local speech service, in a real Chromium: a take survives a
@@ -11,7 +12,6 @@ import { e2eSignInBaseURL } from '../playwright.config.ts'
  * by the real users CLI. Also the script page's rough edges of issue 24 that need the real player.
  */
 
-const SERVICE_WORK = 45_000
 /** The studio with real users keeps its state here (playwright.config.ts: the port after E2E_PORT). */
 const signInDataDir = join(tmpdir(), `speech-studio-e2e-${Number(process.env.E2E_PORT ?? 8181) + 1}`)
 const tara = { name: 'tara', password: 'takes designer password 1' }
@@ -29,14 +29,6 @@ function addDesigner(user: { name: string; password: string }) {
   }
 }
 
-function editor(page: Page): Locator {
-  return page.getByRole('textbox', { name: 'Script', exact: true })
-}
-
-function transport(page: Page): Locator {
-  return page.getByRole('group', { name: 'Preview' })
-}
-
 function takesOfLine1(page: Page): Locator {
   return page.getByRole('region', { name: 'Takes of Line 1' })
 }
@@ -50,21 +42,6 @@ async function signedIn(browser: Browser, user: { name: string; password: string
   await page.getByLabel('Password').press('Enter')
   await expect(page.getByRole('heading', { level: 1, name: 'Script' })).toBeVisible()
   return page
-}
-
-async function freshScript(page: Page, lines: string[]) {
-  await page.goto('/script')
-  await expect(editor(page)).toBeVisible()
-  await page.getByRole('button', { name: 'New script' }).click()
-  await editor(page).fill(lines.join('\n'))
-  await editor(page).press('Control+Home')
-}
-
-async function playLineAndWait(page: Page) {
-  await transport(page)
-    .getByRole('button', { name: /^Play line \d+$/ })
-    .click()
-  await expect(page.getByTestId('playback-status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
 }
 
 test.describe('take history', () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test } from '@playwright/test'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
+import { seriousViolations } from './support.ts'
 
 /**
  * The transcripts page against the real backend and the real local speech service (PocketSphinx and the diarizer):
@@ -16,19 +16,6 @@ const RECORDING = meetingFile('trn08.wav')
 
 /** Two real people taking turns (George, Jackson, George, Jackson), joined by e2e/transcripts.setup.ts. */
 const TWO_SPEAKERS = e2eMeetingMicWav.replace(/meeting-mic\.wav$/, 'two-speakers.wav')
-
-/**
- * Serious and critical axe violations, with `label-content-name-mismatch` on (axe-core ships it off, as experimental):
- * a control's accessible name must contain its visible text, so people who speak what they see can use it.
- */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page })
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .analyze()
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
-}
 
 /** Whether the page scrolls sideways: the document is wider than the viewport. */
 async function sidewaysOverflow(page: Page): Promise<{ document: number; viewport: number }> {

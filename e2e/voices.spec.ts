@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type FileChooser, type Locator, type Page, test } from '@playwright/test'
 import { e2eSignInBaseURL, e2eUsers, e2eVoiceClipsDir } from '../playwright.config.ts'
+import { seriousViolations } from './support.ts'
 import { CLIP_FILES } from './voice-clips.ts'
 
 /**
@@ -94,13 +94,6 @@ async function chooseConsent(form: Locator, consentName: string) {
   await expect(select.locator('option', { hasText: consentName })).toHaveCount(1)
   const value = await select.locator('option', { hasText: consentName }).getAttribute('value')
   await select.selectOption(value ?? '')
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze()
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
 }
 
 /** Everything the page writes to the console, to check that no consent or voice id is ever among it. */

@@ -1,0 +1,48 @@
+import AxeBuilder from '@axe-core/playwright'
+import { expect, type Locator, type Page } from '@playwright/test'
+
+/** What several specs share: the accessibility check and the script page's parts. */
+
+/**
+ * Serious and critical axe violations, one line each, with `label-content-name-mismatch` on (axe-core ships it
+ * off; a button whose name does not contain its visible text is a barrier for speech-input users).
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page })
+    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
+    .analyze()
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
+}
+
+/** The script page's editor. */
+export function editor(page: Page): Locator {
+  return page.getByRole('textbox', { name: 'Script', exact: true })
+}
+
+/** The script page's own transport (live mode has a Stop of its own). */
+export function transport(page: Page): Locator {
+  return page.getByRole('group', { name: 'Preview' })
+}
+
+export function playbackStatus(page: Page): Locator {
+  return page.getByTestId('playback-status')
+}
+
+/** Opens the script page on a new script holding `lines`, so tests do not see each other's lines. */
+export async function freshScript(page: Page, lines: string[]) {
+  await page.goto('/script')
+  await expect(editor(page)).toBeVisible()
+  await page.getByRole('button', { name: 'New script' }).click()
+  await editor(page).fill(lines.join('\n'))
+  await editor(page).press('Control+Home')
+}
+
+/** Plays the current line and waits until it has been heard to the end (service work on a shared machine). */
+export async function playLineAndWait(page: Page, timeout = 120_000) {
+  await transport(page)
+    .getByRole('button', { name: /^Play line \d+$/ })
+    .click()
+  await expect(playbackStatus(page)).toHaveText(/Finished/, { timeout })
+}
