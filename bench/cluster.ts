@@ -14,12 +14,11 @@
  *    with two backends and one speech instance on PostgreSQL and Redis: requests through backend A alone, then through
  *    the round-robin front over both, `STUDIO_CLIENTS` (default 2, the organization's concurrent generations) designers for `LOAD_SECONDS` each.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { RedisLimits } from '../server/speech/limits/redis-slots.ts'
 import { MemorySlotPool, type SlotPool } from '../server/speech/slots.ts'
@@ -27,6 +26,7 @@ import { dropPostgresSchema } from '../server/storage/index.ts'
 import { openStudioStorage, type StudioStorage } from '../server/studio/store/db.ts'
 import { SessionStore } from '../server/studio/store/sessions.ts'
 import { UserStore } from '../server/studio/store/users.ts'
+import { keyFromCli } from '../server/testing/keys-cli.ts'
 import { freePort } from '../server/testing/ports.ts'
 import { announceSmoke, count } from './smoke.ts'
 import { percentile, summary } from './stats.ts'
@@ -91,7 +91,6 @@ const added = percentile(redis.pair, 50) - percentile(memory.pair, 50)
 console.log(`added per request by the shared limiter: ${ms(added)} p50 (aim: at most 1 ms)`)
 
 // 2. Streaming load through 1 and 2 instances.
-const run = promisify(execFile)
 const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
 const children: ChildProcess[] = []
 
@@ -120,19 +119,7 @@ async function startInstance(): Promise<string> {
   throw new Error('a speech instance did not start within 60 s')
 }
 
-async function createKey(org: string): Promise<string> {
-  const { stdout } = await run(process.execPath, [
-    '--import',
-    'tsx',
-    'server/speech/keys-cli.ts',
-    'create',
-    '--org',
-    org,
-    '--data',
-    dir,
-  ])
-  return stdout.trim().split('\n').at(-1) as string
-}
+const createKey = (org: string) => keyFromCli(org, dir)
 
 async function load(urls: string[], keys: string[], requests = Number.POSITIVE_INFINITY) {
   const counts = new Map<number, number>()

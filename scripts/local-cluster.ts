@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { parseFlags } from '../server/config.ts'
 import { dropPostgresSchema } from '../server/storage/index.ts'
+import { keyFromCli } from '../server/testing/keys-cli.ts'
 import { type RoundRobin, startRoundRobin } from '../server/testing/round-robin.ts'
 
 /**
@@ -112,12 +113,7 @@ const speechFront = await startRoundRobin(
 fronts.push(speechFront)
 
 // One organization key for the studio backends, made through the keys CLI on the shared database.
-const keyRun = await run(
-  ...tsx('server/speech/keys-cli.ts', ['create', '--org', name, '--data', join(root, 'speech-0')]),
-  { env: { ...process.env, ...shared } },
-)
-const apiKey = keyRun.stdout.trim().split('\n').at(-1) ?? ''
-if (!apiKey.startsWith('sk_')) throw new Error(`no key from the keys CLI: ${keyRun.stdout}`)
+const apiKey = await keyFromCli(name, join(root, 'speech-0'), { ...process.env, ...shared })
 
 // The studio tier: backends behind the front the browser opens; the front's origin is the one they trust.
 const studioPorts = Array.from({ length: studioCount }, (_, i) => port + 1 + i)

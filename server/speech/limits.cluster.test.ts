@@ -1,12 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keyFromCli } from '../testing/keys-cli.ts'
 import { freePort } from '../testing/ports.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 
@@ -20,7 +20,6 @@ import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 const REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** Short, so that a killed instance's slot comes back quickly; long enough that a release is told from an expiry. */
 const LEASE_TTL_MS = 3000
-const run = promisify(execFile)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Instance {
@@ -151,17 +150,7 @@ async function transcriptionSocket(instance: Instance): Promise<WsTestClient> {
 beforeAll(async () => {
   inspect = new Redis(REDIS_URL)
   // The key is made by the service's own CLI on the shared data directory; both instances then know it.
-  const { stdout } = await run(process.execPath, [
-    '--import',
-    'tsx',
-    'server/speech/keys-cli.ts',
-    'create',
-    '--org',
-    'cluster',
-    '--data',
-    dir,
-  ])
-  apiKey = stdout.trim().split('\n').at(-1) as string
+  apiKey = await keyFromCli('cluster', dir)
   proxy = new RedisProxy(await freePort())
   await proxy.open()
   await Promise.all([startInstance('a'), startInstance('b', proxy.url)])

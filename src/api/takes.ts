@@ -8,6 +8,7 @@ import {
   takeCreatedSchema,
   takeListSchema,
 } from '../../schema/index.ts'
+import { wavFormat } from '../audio/peaks.ts'
 import { apiFetch, apiJson, errorFrom } from './http.ts'
 
 /**
@@ -36,26 +37,15 @@ export async function fetchTakeAudio(id: string, signal?: AbortSignal): Promise<
   return pcmOfWav(new Uint8Array(await response.arrayBuffer()))
 }
 
-/** The samples of a WAV file of PCM16 (the `data` chunk, wherever it starts). */
+/** The samples of a WAV file of PCM16 (its `data` chunk, found by the one WAV reader, src/audio/peaks.ts). */
 export function pcmOfWav(bytes: Uint8Array): Int16Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4))
-  if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE')
-    throw new Error('The take’s audio is not WAV.')
-  let at = 12
-  while (at + 8 <= bytes.length) {
-    const size = view.getUint32(at + 4, true)
-    if (tag(at) === 'data') {
-      const end = Math.min(bytes.length, at + 8 + size)
-      const samples = Math.floor((end - at - 8) / 2)
-      // A copy, aligned for Int16Array whatever the chunk's offset.
-      const out = new Int16Array(samples)
-      for (let i = 0; i < samples; i++) out[i] = view.getInt16(at + 8 + i * 2, true)
-      return out
-    }
-    at += 8 + size + (size % 2)
-  }
-  throw new Error('The take’s audio has no samples.')
+  const wav = wavFormat(view)
+  if (wav?.format !== 1 || wav.bitsPerSample !== 16) throw new Error('The take’s audio is not PCM16 WAV.')
+  // A copy, aligned for Int16Array whatever the chunk's offset.
+  const out = new Int16Array(Math.floor(wav.dataBytes / 2))
+  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(wav.dataOffset + i * 2, true)
+  return out
 }
 
 /**
