@@ -81,6 +81,9 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION_BY_NAME,
+          // Real servers, engines and subprocesses on a shared 2-core machine: one more try for a test that lost a
+          // race with the machine's load. A test that fails twice fails the run; the unit project never retries.
+          retry: 1,
           exclude: ['**/node_modules/**', ...CLUSTER_SUITES],
         },
       },
@@ -89,6 +92,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: [...STORAGE_SUITES, ...CLUSTER_SUITES],
+          retry: 1,
           env: { STUDIO_TEST_DATABASE: 'postgres' },
           // PostgreSQL and Redis must answer: an unreachable one fails this project, it never skips it.
           globalSetup: ['server/testing/postgres-setup.ts'],

@@ -101,7 +101,7 @@ await Promise.all(
       const r = await run({ input: SENTENCE, response_format: 'pcm', stream_format: 'sse' }, apiKey)
       counts.set(r.status, (counts.get(r.status) ?? 0) + 1)
       if (r.status === 200) firstBytes.push(r.firstByte)
-      // A client backs off for Retry-After (1 s) when turned away, as the spec asks.
+      // A client backs off for Retry-After (1 s) when turned away, as the contract asks.
       else await new Promise((resolve) => setTimeout(resolve, 1000))
     }
   }),

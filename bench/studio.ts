@@ -5,6 +5,9 @@
  *   and of a marked-up line (350 ms prebuffer instead of 200 ms).
  * - Underruns over 20 plays of the short line while 2 other streams run (another organization's, so the studio's own
  *   two generation slots stay free), with the time to first audio under that load beside the idle figure.
+ * - The cost of keeping takes: the same short line played with each finished take stored by the backend and with the
+ *   store refused in the browser, in alternating blocks (a take's upload overlaps the next play, which is what a
+ *   designer playing line after line meets); and what one store costs (request time, bytes).
  * - The page's initial JavaScript, gzipped, against the 200 KB budget for the first page a user opens.
  */
 import { execFileSync } from 'node:child_process'
@@ -82,6 +85,34 @@ for (let i = 0; i < RUNS; i++) {
   marked.push(await playLine(page, 2))
 }
 
+// Take storage on and off, in alternating blocks so drift over the run falls on both sides alike.
+const TAKES_ROUTE = '**/api/scripts/*/takes'
+const stored: Play[] = []
+const unstored: Play[] = []
+const storeRequests: Array<{ ms: number; bytes: number }> = []
+page.on('requestfinished', (request) => {
+  if (request.method() !== 'POST' || !/\/api\/scripts\/[^/]+\/takes$/.test(new URL(request.url()).pathname))
+    return
+  const timing = request.timing()
+  void request
+    .sizes()
+    .then((sizes) =>
+      storeRequests.push({ ms: timing.responseEnd - timing.requestStart, bytes: sizes.requestBodySize }),
+    )
+})
+const BLOCK = Math.max(1, Math.ceil(RUNS / 2))
+for (let block = 0; block < 2; block++) {
+  await page.route(TAKES_ROUTE, (route) =>
+    route.request().method() === 'POST' ? route.abort() : route.fallback(),
+  )
+  await playLine(page, 1) // the previous block's last upload settles during this unmeasured play
+  for (let i = 0; i < BLOCK; i++) unstored.push(await playLine(page, 1))
+  await page.unroute(TAKES_ROUTE)
+  await playLine(page, 1)
+  for (let i = 0; i < BLOCK; i++) stored.push(await playLine(page, 1))
+}
+page.removeAllListeners('requestfinished')
+
 // Two other streams, restarted as they end, for as long as the loaded plays last.
 const otherKey = await stack.otherOrganizationKey('bench-load')
 let loading = true
@@ -136,6 +167,28 @@ console.log(
           50,
         )
     ).toFixed(2)}× idle.`,
+)
+const p50 = (plays: Play[]) =>
+  percentile(
+    plays.map((x) => x.ttfaMs),
+    50,
+  )
+const storeMs = percentile(
+  storeRequests.map((r) => r.ms),
+  50,
+)
+const storeKb =
+  percentile(
+    storeRequests.map((r) => r.bytes),
+    50,
+  ) / 1024
+console.log(
+  `\nKeeping takes (${stored.length} plays each way, alternating blocks): time to first audio p50 ` +
+    `${p50(stored).toFixed(0)} ms stored vs ${p50(unstored).toFixed(0)} ms not stored → ` +
+    `${(p50(stored) - p50(unstored)).toFixed(1)} ms added (aim ≤ 2 ms; the clock reads whole ms)`,
+)
+console.log(
+  `storing one take: request p50 ${storeMs.toFixed(0)} ms for ${storeKb.toFixed(0)} KB (n=${storeRequests.length})`,
 )
 console.log(`\nInitial JavaScript of /script (gzip): ${initialKb.toFixed(1)} KB of a ${BUDGET_KB} KB budget`)
 for (const s of initial.sort((a, b) => b.gzip - a.gzip))

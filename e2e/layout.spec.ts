@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, type Locator, type Page, test } from '@playwright/test'
 import { e2eVoiceClipsDir } from '../playwright.config.ts'
-import { editor, seriousViolations } from './support.ts'
+import { editor, expectNoSidewaysScroll, seriousViolations } from './support.ts'
 import { CLIP_FILES } from './voice-clips.ts'
 
 /**
@@ -12,7 +12,8 @@ import { CLIP_FILES } from './voice-clips.ts'
  * together without scrolling, with its settings pane whole; at 390×844 the script and voices pages never scroll
  * sideways, in the states their journeys reach; axe finds nothing serious or critical at either size. Each test leaves
  * full-page screenshots in test-results/screenshots/<page>-<width>.png (git-ignored) for whoever changes the layout
- * next.
+ * next. The voices page's recorder at 390×844 (recording, recorded, playing back, refused, saving) is driven in
+ * e2e/voices.spec.ts, whose project has the fake microphone.
  */
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -23,37 +24,6 @@ const SCREENSHOTS = join('test-results', 'screenshots')
 /** The voices page's audio, made with eSpeak like e2e/voices.setup.ts does, in a directory of this file's own. */
 const clipsDir = `${e2eVoiceClipsDir}-layout`
 const clip = (file: string) => join(clipsDir, file)
-
-/** How wide the document is against the window: wider means the page scrolls sideways. */
-function widths(page: Page): Promise<{ document: number; viewport: number }> {
-  return page.evaluate(() => ({
-    document: document.documentElement.scrollWidth,
-    viewport: document.documentElement.clientWidth,
-  }))
-}
-
-/**
- * The page does not scroll sideways at its current size; if it does, the failure names the outermost elements that
- * reach past the window's right edge, which is where a fix starts.
- */
-async function expectNoSidewaysScroll(page: Page) {
-  const width = page.viewportSize()?.width ?? 0
-  try {
-    await expect.poll(() => widths(page)).toEqual({ document: width, viewport: width })
-  } catch (err) {
-    const culprits = await page.evaluate((edge) => {
-      const past = (el: Element) => el.getBoundingClientRect().right > edge + 1
-      return [...document.querySelectorAll('body *')]
-        .filter((el) => past(el) && !(el.parentElement && past(el.parentElement)))
-        .slice(0, 10)
-        .map(
-          (el) =>
-            `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} → ${el.getBoundingClientRect().right}px`,
-        )
-    }, width)
-    throw new Error(`${(err as Error).message}\nReaching past the window: ${culprits.join('; ')}`)
-  }
-}
 
 async function screenshot(page: Page, name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true })

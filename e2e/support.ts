@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import { expect, type Locator, type Page } from '@playwright/test'
 
-/** What several specs share: the accessibility check and the script page's parts. */
+/** What several specs share: the accessibility and sideways-scroll checks, and the script page's parts. */
 
 /**
  * Serious and critical axe violations, one line each, with `label-content-name-mismatch` on (axe-core ships it
@@ -45,4 +45,35 @@ export async function playLineAndWait(page: Page, timeout = 120_000) {
     .getByRole('button', { name: /^Play line \d+$/ })
     .click()
   await expect(playbackStatus(page)).toHaveText(/Finished/, { timeout })
+}
+
+/** How wide the document is against the window: wider means the page scrolls sideways. */
+function widths(page: Page): Promise<{ document: number; viewport: number }> {
+  return page.evaluate(() => ({
+    document: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+  }))
+}
+
+/**
+ * The page does not scroll sideways at its current size; if it does, the failure names the outermost elements that
+ * reach past the window's right edge, which is where a fix starts.
+ */
+export async function expectNoSidewaysScroll(page: Page) {
+  const width = page.viewportSize()?.width ?? 0
+  try {
+    await expect.poll(() => widths(page)).toEqual({ document: width, viewport: width })
+  } catch (err) {
+    const culprits = await page.evaluate((edge) => {
+      const past = (el: Element) => el.getBoundingClientRect().right > edge + 1
+      return [...document.querySelectorAll('body *')]
+        .filter((el) => past(el) && !(el.parentElement && past(el.parentElement)))
+        .slice(0, 10)
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} → ${el.getBoundingClientRect().right}px`,
+        )
+    }, width)
+    throw new Error(`${(err as Error).message}\nReaching past the window: ${culprits.join('; ')}`)
+  }
 }

@@ -42,7 +42,7 @@ setup('make the fake microphone from a real meeting recording', () => {
 })
 
 /**
- * Where the two-speaker recording is written: beside the fake microphone, in the temporary directory (the spec finds
+ * Where the two-speaker recording is written: beside the fake microphone, in the temporary directory (the contract finds
  * it the same way; importing this file there would run these setups again).
  */
 const twoSpeakersWav = (micWav: string): string => micWav.replace(/meeting-mic\.wav$/, 'two-speakers.wav')

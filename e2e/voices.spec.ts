@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, type FileChooser, type Locator, type Page, test } from '@playwright/test'
 import { e2eSignInBaseURL, e2eUsers, e2eVoiceClipsDir } from '../playwright.config.ts'
-import { seriousViolations } from './support.ts'
+import { expectNoSidewaysScroll, seriousViolations } from './support.ts'
 import { CLIP_FILES } from './voice-clips.ts'
 
 /**
@@ -353,6 +353,128 @@ test('the voices page, its lists and its dialog have no serious or critical acce
   expect(await seriousViolations(page)).toEqual([])
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke consent and voices' }).click()
   await expect(card(region(page, 'Consents'), owner)).toHaveCount(0, { timeout: SERVICE_WORK })
+})
+
+/** A control the user can reach at this width: laid out, wholly inside the window's width, and enabled. */
+async function expectUsable(page: Page, control: Locator) {
+  await expect(control).toBeVisible()
+  await expect(control).toBeEnabled()
+  const box = await control.boundingBox()
+  const width = page.viewportSize()?.width ?? 0
+  expect(box, 'laid out').not.toBeNull()
+  if (!box) return
+  expect(box.x, 'left edge inside the window').toBeGreaterThanOrEqual(0)
+  expect(box.x + box.width, 'right edge inside the window').toBeLessThanOrEqual(width)
+}
+
+test.describe('at 390×844 (a phone)', () => {
+  test.use({ viewport: { width: 390, height: 844 } })
+
+  test('the consent recorder recording, refusing a short clip, recorded and playing back does not scroll sideways', async ({
+    page,
+  }) => {
+    test.setTimeout(3 * 60_000)
+    await page.goto('/voices')
+    const consentForm = region(page, 'Record a consent')
+    await expectNoSidewaysScroll(page)
+
+    // Recording: the live level and the elapsed time beside Stop.
+    await consentForm.getByRole('button', { name: 'Record' }).click()
+    const stop = consentForm.getByRole('button', { name: 'Stop recording' })
+    await expect.poll(() => elapsedSeconds(consentForm), { timeout: 30_000 }).toBeGreaterThanOrEqual(0.5)
+    await expectNoSidewaysScroll(page)
+    await expectUsable(page, stop)
+
+    // Refused: under the 2-second minimum (the fake microphone's first second is silence).
+    await stop.click()
+    await expect(consentForm.getByRole('alert')).toContainText('it needs at least 2 seconds')
+    await expectNoSidewaysScroll(page)
+    const again = consentForm.getByRole('button', { name: 'Record again' })
+    await expectUsable(page, again)
+
+    // Recorded: the whole phrase, with the player.
+    await again.click()
+    await expect(stop).toBeVisible()
+    await expect
+      .poll(() => elapsedSeconds(consentForm), { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(recordSeconds())
+    await stop.click()
+    const player = consentForm.getByLabel('Play back the recording')
+    await expect(player).toBeVisible()
+    await expect(consentForm.getByRole('alert')).toHaveCount(0)
+    await expectNoSidewaysScroll(page)
+    await expectUsable(page, player)
+    await expectUsable(page, consentForm.getByRole('button', { name: 'Save consent' }))
+
+    // Playing back.
+    await player.evaluate((audio: HTMLAudioElement) => audio.play())
+    await expect
+      .poll(() => player.evaluate((audio: HTMLAudioElement) => !audio.paused && audio.currentTime > 0))
+      .toBe(true)
+    await expectNoSidewaysScroll(page)
+    await expectUsable(page, player)
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
+  test('a slow save shows its upload and can be cancelled; a save that goes through names the check', async ({
+    page,
+  }) => {
+    test.setTimeout(4 * 60_000)
+    const voiceName = unique('Cancelled voice')
+    await page.goto('/voices')
+    const voiceForm = region(page, 'Create a saved voice')
+    await voiceForm.getByLabel('Voice name').fill(voiceName)
+    await voiceForm.getByRole('radio', { name: 'No consent (extension form)' }).check()
+    await uploadSample(voiceForm, CLIP_FILES.sameSpeaker)
+
+    // A slow line: the sample goes out at 16 kB/s, so the upload takes several seconds and shows its percentage.
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Network.enable')
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 16 * 1024,
+    })
+    await voiceForm.getByRole('button', { name: 'Save voice' }).click()
+    await expect(voiceForm.getByText(/^Uploading… ([1-9]|[1-9]\d)%$/)).toBeVisible()
+    await expect(voiceForm.getByRole('button', { name: 'Saving voice…' })).toHaveAttribute(
+      'aria-disabled',
+      'true',
+    )
+    await expectNoSidewaysScroll(page)
+    const cancel = voiceForm.getByRole('button', { name: 'Cancel' })
+    await expectUsable(page, cancel)
+    await cancel.click()
+    await expect(voiceForm.getByText(/^Saving the voice was cancelled\./)).toBeVisible()
+    const save = voiceForm.getByRole('button', { name: 'Save voice' })
+    await expect(save).toBeFocused()
+    await expect(voiceForm.getByText(/^Uploading/)).toHaveCount(0)
+    await expect(voiceForm.getByLabel('Voice name')).toBeEnabled()
+
+    // At full speed the same save goes through: once the sample is sent, the page says the service is checking it.
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    })
+    const checking = voiceForm.getByText(/^Checking the sample… \d+:\d\d$/)
+    const sawCheck = checking.waitFor({ timeout: SERVICE_WORK }).then(() => true)
+    await save.click()
+    expect(await sawCheck).toBe(true)
+    await expect(voiceForm.getByText(`Voice “${voiceName}” saved without a consent`)).toBeVisible({
+      timeout: SERVICE_WORK,
+    })
+    await expect(card(region(page, 'Saved voices'), voiceName)).toHaveCount(1)
+
+    // Tidy: the voice goes, so other tests do not meet it.
+    await card(region(page, 'Saved voices'), voiceName)
+      .getByRole('button', { name: `Delete ${voiceName}` })
+      .click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete voice' }).click()
+    await expect(card(region(page, 'Saved voices'), voiceName)).toHaveCount(0, { timeout: SERVICE_WORK })
+  })
 })
 
 test.describe('roles', () => {

@@ -79,7 +79,7 @@ describe('sniffFormat', () => {
 })
 
 describe('UPLOAD_FORMATS_IN_WORDS', () => {
-  it('lists the accepted formats as spec 4.2 names them', () => {
+  it('lists the accepted formats as contract 4.2 names them', () => {
     expect(UPLOAD_FORMATS_IN_WORDS).toBe('WAV, MP3, OGG, AAC, FLAC, WebM or MP4')
   })
 })

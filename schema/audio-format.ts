@@ -1,5 +1,5 @@
 /**
- * Upload formats told from the bytes themselves (spec 4.2: WAV, MP3, OGG, AAC, FLAC, WebM, MP4). A client's file name
+ * Upload formats told from the bytes themselves (contract 4.2: WAV, MP3, OGG, AAC, FLAC, WebM, MP4). A client's file name
  * or Content-Type says nothing reliable about what was recorded (a `.webm` from one browser, a `.m4a` renamed `.mp3`
  * by a user). The checks mirror the ones that mediabunny's demuxers make, so that a file accepted here is one they
  * will open. Shared: the service's decoder refuses what this does not recognise, and the studio checks a clip the

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** Saved voices and consents (spec 2.3, 2.5, 4.3–4.8), shared by the service, the backend and the studio. */
+/** Saved voices and consents (contract 2.3, 2.5, 4.3–4.8), shared by the service, the backend and the studio. */
 
 /** The sentence a voice owner must say in the consent recording (4.6). */
 export const CONSENT_PHRASE =
@@ -8,9 +8,9 @@ export const CONSENT_PHRASE =
 
 export const CONSENT_MIN_SECONDS = 2
 export const CONSENT_MAX_SECONDS = 30
-/** One-request reference upload (spec 8). */
+/** One-request reference upload (contract 8). */
 export const MAX_REFERENCE_BYTES = 10 * 1024 * 1024
-/** Upload sizes the spec leaves open (8): the one-request reference limit, applied to both uploads. */
+/** Upload sizes the contract leaves open (8): the one-request reference limit, applied to both uploads. */
 export const CONSENT_RECORDING_MAX_BYTES = MAX_REFERENCE_BYTES
 export const VOICE_SAMPLE_MAX_BYTES = MAX_REFERENCE_BYTES
 /** A saved voice's sample: enough speech to measure the speaker, short enough to prepare in seconds. */
@@ -23,7 +23,7 @@ export const consentIdPattern = /^cons_[0-9a-f]{32}$/
 export const savedVoiceIdPattern = /^voice_[0-9a-f]{32}$/
 
 /**
- * A language tag of the form the spec shows (`xx` or `xx-XX`, language and optional region), checked by the
+ * A language tag of the form the contract shows (`xx` or `xx-XX`, language and optional region), checked by the
  * platform's BCP 47 parser and returned in canonical case; null when it is not one.
  */
 export function canonicalLanguageTag(tag: string): string | null {

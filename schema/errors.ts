@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /**
- * The two error shapes of spec section 7: the envelope (authentication, model, rate-limit and decoding-range
+ * The two error shapes of contract 7: the envelope (authentication, model, rate-limit and decoding-range
  * errors) and the `detail` body (other parameter validation). Both carry the request id.
  */
 

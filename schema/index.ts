@@ -1,8 +1,10 @@
 /** The API contract shared by the speech service, the studio backend and the browser client. */
 export * from './audio-format.ts'
+export * from './audit.ts'
 export * from './bytes.ts'
 export * from './consents.ts'
 export * from './errors.ts'
+export * from './health.ts'
 export * from './markup.ts'
 export * from './phrase-buffer.ts'
 export * from './realtime-tts.ts'

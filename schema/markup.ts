@@ -1,4 +1,4 @@
-/** Inline markup of the second-generation model (spec 2.7). Tags are case-insensitive. */
+/** Inline markup of the second-generation model (contract 2.7). Tags are case-insensitive. */
 
 export const EMOTION_TAGS = [
   'joyful',

@@ -1,6 +1,6 @@
 /**
  * Where streamed text ends a phrase, shared by the speech service (which synthesizes phrase by phrase while
- * text is still arriving) and the studio's live box (which sends complete phrases, as spec 4.10 recommends).
+ * text is still arriving) and the studio's live box (which sends complete phrases, as contract 4.10 recommends).
  * A phrase ends at sentence punctuation followed by white space, at clause punctuation once the phrase is
  * long enough to be worth speaking, or at the last space before the maximum.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { decodingField, MODES, type Usage } from './speech.ts'
 
-/** The text-input WebSocket `/v1/tts/realtime` (spec 4.10, 6.2, 6.3); payloads the spec leaves open: docs/realtime-tts.md. */
+/** The text-input WebSocket `/v1/tts/realtime` (contract 4.10, 6.2, 6.3); payloads the contract leaves open: docs/realtime-tts.md. */
 
 export const MAX_SESSION_CHARS = 262_144
 export const MAX_APPEND_CHARS = 8_192

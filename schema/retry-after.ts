@@ -13,7 +13,7 @@ export interface BackoffPolicy {
 }
 
 /**
- * Retry-After in milliseconds (spec 7): a number of seconds or an HTTP date; null when absent or unreadable, so each
+ * Retry-After in milliseconds (contract 7): a number of seconds or an HTTP date; null when absent or unreadable, so each
  * caller says what it assumes then. A date already past, or a negative number, is no wait at all.
  */
 export function parseRetryAfterMs(

@@ -4,7 +4,7 @@ import { MODELS } from './voices.ts'
 
 /**
  * The studio backend's `/api/scripts` contract: a voice designer's script, one line per take unit, with the script's
- * voice settings and per-line overrides. Omitted decoding fields mean "from the mode's preset" (spec 2.8 rule 1), so
+ * voice settings and per-line overrides. Omitted decoding fields mean "from the mode's preset" (contract 2.8 rule 1), so
  * they are never filled in with the preset's values.
  */
 
@@ -12,7 +12,7 @@ export const MAX_SCRIPT_TITLE_CHARS = 200
 /** The whole script, all lines and their line breaks; the same as one speech request's input limit. */
 export const MAX_SCRIPT_CHARS = MAX_INPUT_CHARS
 export const MAX_SCRIPT_LINES = 2_000
-/** The range the spec recommends for one request's input (8. Limits). */
+/** The range the contract recommends for one request's input (8. Limits). */
 export const RECOMMENDED_SCRIPT_CHARS = { min: 400, max: 5_000 } as const
 
 /** Voice and synthesis settings. A built-in voice id, or a saved voice's `voice_<id>`. */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { MODELS } from './voices.ts'
 
-/** Request, response and event shapes of POST /v1/audio/speech (spec 2.1, 2.6, 2.8, 6.1). */
+/** Request, response and event shapes of POST /v1/audio/speech (contract 2.1, 2.6, 2.8, 6.1). */
 
 export const RESPONSE_FORMATS = ['mp3', 'wav', 'flac', 'aac', 'opus', 'pcm'] as const
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number]

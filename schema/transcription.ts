@@ -3,7 +3,7 @@ import type { RealtimeError } from './realtime-tts.ts'
 
 /**
  * Transcription: the upload route `POST /v1/audio/transcriptions`, the realtime transcription sockets `/v1/realtime`
- * and `/v1/stt/realtime`, ephemeral client secrets and WebRTC signalling (spec 4.11, 4.12, 6.3, 6.4, 7, 8). Fields the
+ * and `/v1/stt/realtime`, ephemeral client secrets and WebRTC signalling (contract 4.11, 4.12, 6.3, 6.4, 7, 8). Fields the
  * spec leaves open follow the widely used realtime/transcription convention; every decision is in
  * docs/transcription.md.
  */
@@ -13,10 +13,10 @@ export const TRANSCRIPTION_MODEL = 'svc-stt-latest'
 export const TRANSCRIPTION_MODELS = [TRANSCRIPTION_MODEL] as const
 
 export const MAX_TRANSCRIPTION_FILE_BYTES = 25 * 1024 * 1024
-/** Realtime: decoded audio of one `input_audio_buffer.append`, and one WebSocket message (spec 8). */
+/** Realtime: decoded audio of one `input_audio_buffer.append`, and one WebSocket message (contract 8). */
 export const MAX_APPEND_AUDIO_BYTES = 15 * 1024 * 1024
 export const MAX_REALTIME_MESSAGE_BYTES = 24 * 1024 * 1024
-/** Concurrent transcription uploads and realtime sessions per organization, combined (spec 8). */
+/** Concurrent transcription uploads and realtime sessions per organization, combined (contract 8). */
 export const ASR_CONCURRENT_SESSIONS = 5
 export const SPEAKER_COUNT_MIN = 1
 export const SPEAKER_COUNT_MAX = 20
@@ -139,7 +139,7 @@ const turnDetectionSchema = z.strictObject({
   interrupt_response: z.boolean().optional(),
 })
 
-/** `session.diarization` as a client sends it (spec 4.12): max_speakers out of 1–20 is clamped, not rejected. */
+/** `session.diarization` as a client sends it (contract 4.12): max_speakers out of 1–20 is clamped, not rejected. */
 export const realtimeDiarizationRequestSchema = z.strictObject({
   enabled: z.boolean().optional(),
   max_speakers: z.number().optional(),

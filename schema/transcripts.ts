@@ -3,7 +3,7 @@ import { diarizationBlockSchema, diarizationTurnSchema, transcriptSegmentSchema 
 
 /**
  * The studio backend's own `/api/transcripts` contract: saved transcripts (the service's result kept exactly as it
- * came, spec 4.12), reviewers' label edits kept apart from it, and waveform peaks. The service's shapes are in
+ * came, contract 4.12), reviewers' label edits kept apart from it, and waveform peaks. The service's shapes are in
  * transcription.ts.
  */
 

@@ -1,9 +1,9 @@
 import { z } from 'zod'
 
 /**
- * The built-in voice catalog of the spec (2.2). The spec names only the default, the 0.8 counterparts and the
+ * The built-in voice catalog of the contract (2.2). The spec names only the default, the 0.8 counterparts and the
  * language voices; the remaining character (01-09) and descriptive (18-37) ids are this service's own choice
- * (docs/voices.md). Ids are case-sensitive.
+ * (docs/api.md, "The voice catalog"). Ids are case-sensitive.
  */
 
 export const SECOND_GEN_MODEL = 'svc-tts-2-latest'

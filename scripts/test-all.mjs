@@ -6,14 +6,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 const OUT = 'test-results'
 mkdirSync(OUT, { recursive: true })
 
-function run(name, command, args, env, reportFile, count) {
+/** Names of the failed tests, repeated at the end so a log's last lines say what failed, not only how many. */
+const failures = []
+
+function run(name, command, args, env, reportFile, count, failedNames) {
   rmSync(reportFile, { force: true })
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
   if (!existsSync(reportFile)) {
     console.error(`${name}: no report was written (exit ${result.status}); counted as one failure`)
     return { passed: 0, failed: 1 }
   }
-  const totals = count(JSON.parse(readFileSync(reportFile, 'utf8')))
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'))
+  const totals = count(report)
+  for (const failedName of failedNames(report)) failures.push(`${name}: ${failedName}`)
   // A runner that failed without failing a test (a crash, a suite that did not load) still fails the run.
   if (result.status !== 0 && totals.failed === 0) totals.failed = 1
   return totals
@@ -26,6 +31,13 @@ const unit = run(
   {},
   `${OUT}/unit.json`,
   (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),
+  (r) =>
+    r.testResults.flatMap((file) => {
+      const failedTests = file.assertionResults.filter((t) => t.status === 'failed').map((t) => t.fullName)
+      // A suite that did not load has no failed assertions, only a message.
+      if (failedTests.length === 0 && file.status === 'failed') return [`${file.name} (suite failed to run)`]
+      return failedTests.map((t) => `${file.name} › ${t}`)
+    }),
 )
 // The e2e servers start together and each would build a stale app; build once first so they never race on dist/.
 spawnSync('node', ['scripts/build-if-needed.mjs'], { stdio: 'inherit' })
@@ -36,7 +48,25 @@ const e2e = run(
   { PLAYWRIGHT_JSON_OUTPUT_NAME: `${OUT}/e2e.json` },
   `${OUT}/e2e.json`,
   (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected }),
+  (r) => [
+    ...playwrightTests(r.suites ?? [], [], 'unexpected'),
+    // Passed on its retry: counted as passed, named so that a journey that keeps needing one is seen.
+    ...playwrightTests(r.suites ?? [], [], 'flaky').map((t) => `${t} (flaky: passed on its retry)`),
+  ],
 )
+
+/** Titles of the Playwright tests with this outcome, with their project, walking the nested suites. */
+function playwrightTests(suites, path, status) {
+  return suites.flatMap((suite) => {
+    const here = suite.title ? [...path, suite.title] : path
+    const specs = (suite.specs ?? []).flatMap((spec) =>
+      spec.tests
+        .filter((t) => t.status === status)
+        .map((t) => `[${t.projectName}] ${[...here, spec.title].join(' › ')}`),
+    )
+    return [...specs, ...playwrightTests(suite.suites ?? [], here, status)]
+  })
+}
 
 /**
  * Every benchmark `package.json` runs (`bench:*`, `eval:*`), once each with `--smoke`: tiny counts, so that none can
@@ -61,10 +91,12 @@ for (const name of Object.keys(scripts).filter((n) => /^(bench|eval):/.test(n)))
     bench.failed++
     const why = result.error?.code === 'ETIMEDOUT' ? 'timed out' : `exit ${result.status ?? result.signal}`
     console.error(`${name} --smoke failed (${why})`)
+    failures.push(`bench: ${name} --smoke (${why})`)
   }
   console.log(`--- ${name} --smoke: ${result.status === 0 ? 'ran' : 'FAILED'} in ${seconds} s`)
 }
 
+if (failures.length > 0) console.log(`\nfailed or flaky:\n${failures.map((f) => `  ${f}`).join('\n')}\n`)
 const passed = unit.passed + e2e.passed + bench.passed
 const failed = unit.failed + e2e.failed + bench.failed
 console.log(

@@ -8,7 +8,7 @@ import type { Synthesizer, VoiceParams } from './synthesizer.ts'
 import { OUTPUT_SAMPLE_RATE } from './synthesizer.ts'
 import { normalizeText, segmentForSynthesis } from './text/index.ts'
 
-/** Audio tokens per second of speech (spec 2.8 rule 5). */
+/** Audio tokens per second of speech (contract 2.8 rule 5). */
 export const AUDIO_TOKENS_PER_SECOND = 25
 const SAMPLES_PER_TOKEN = OUTPUT_SAMPLE_RATE / AUDIO_TOKENS_PER_SECOND
 
@@ -38,7 +38,7 @@ export interface SpeakRequest {
  * The text-to-audio pipeline in front of a synthesizer: normalize, cut into segments (marked-up text in chunks of up
  * to ~530 characters with a 90 s budget), render each in order — marked-up chunks through the markup stage's plan of
  * SSML and non-speech sounds, and with decoding controls through a sampled take of the segment's prosody. A segment
- * that reaches its token budget is cut off mid-speech and not regenerated, as the spec's models do.
+ * that reaches its token budget is cut off mid-speech and not regenerated, as the contract's models do.
  */
 export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenerator<Int16Array> {
   const text = normalizeText(req.text, { voiceLanguage: req.language })

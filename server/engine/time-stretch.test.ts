@@ -1,5 +1,5 @@
 /**
- * Speed 0.25–4.0 (spec 2.1): tempo changes, pitch does not. Inside eSpeak's 80–450 wpm the engine sets the rate;
+ * Speed 0.25–4.0 (contract 2.1): tempo changes, pitch does not. Inside eSpeak's 80–450 wpm the engine sets the rate;
  * beyond it the time-stretch takes over. Measured on the real engine: speaking time from the first to the last
  * audible sample, median F0 with the YIN tracker.
  */

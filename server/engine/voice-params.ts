@@ -2,7 +2,7 @@ import type { VoiceParams } from './synthesizer.ts'
 
 /**
  * How each built-in voice id is rendered by eSpeak NG: a language voice, a variant for timbre, and pitch, range and
- * rate for character. Every id maps to a distinct combination (checked by test); docs/voices.md explains the choices.
+ * rate for character. Every id maps to a distinct combination (checked by test); docs/api.md ("The voice catalog") explains the choices.
  */
 const v = (espeakVoice: string, pitch: number, range: number, rate: number): VoiceParams => ({
   espeakVoice,

@@ -61,7 +61,7 @@ export async function* fixedSizePieces(
 }
 
 /**
- * One `speech.audio.delta` SSE frame (spec 6.1). Base64 needs no JSON escaping, so the frame is written directly,
+ * One `speech.audio.delta` SSE frame (contract 6.1). Base64 needs no JSON escaping, so the frame is written directly,
  * the same bytes `data: ${JSON.stringify(event)}` gives without scanning the audio twice.
  */
 export function audioDeltaFrame(piece: Buffer): string {

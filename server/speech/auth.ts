@@ -9,8 +9,8 @@ declare module 'fastify' {
 }
 
 /**
- * Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the spec's envelope. With
- * `durableFor`, ephemeral credentials are refused first (spec 5.4), whatever permissions they carry.
+ * Resolves `Authorization: Bearer <key>` to a principal holding `permission`, or throws the contract's envelope. With
+ * `durableFor`, ephemeral credentials are refused first (contract 5.4), whatever permissions they carry.
  */
 export async function authenticate(
   keys: KeyStore,

@@ -3,7 +3,7 @@ import { clientSecretResponseSchema } from '../../schema/index.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { connectWs } from '../testing/ws-client.ts'
 
-/** Ephemeral client secrets and WebRTC signalling (spec 4.11, 4.12, 5, 7; docs/transcription.md). */
+/** Ephemeral client secrets and WebRTC signalling (contract 4.11, 4.12, 5, 7; docs/transcription.md). */
 let svc: RunningService
 let switchedOff: RunningService
 

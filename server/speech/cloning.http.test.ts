@@ -4,7 +4,7 @@ import { summarizePitch, trackPitch } from '../engine/markup/pitch.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 
-/** One-request cloning (spec 2.4, 4.2, 8) against the real service and engines. */
+/** One-request cloning (contract 2.4, 4.2, 8) against the real service and engines. */
 
 let synth: Synthesizer
 let svc: RunningService

@@ -10,7 +10,7 @@ import { TEST_BACKEND, TEST_DATABASE_URL } from '../testing/studio.ts'
 
 /**
  * The service and its database (docs/deploy.md, "The speech service: storage"): `/health` reports it, and a
- * PostgreSQL that stops answering turns every request that needs it into the spec's 503 — never a 401 for a good key
+ * PostgreSQL that stops answering turns every request that needs it into the contract's 503 — never a 401 for a good key
  * or a 404 for an existing voice — until it is back.
  */
 const cleanups: Array<() => Promise<void> | void> = []
@@ -40,7 +40,7 @@ describe('the service’s database', () => {
 
   // A database that can be cut off is a networked one: in the `postgres` project, behind a relay the test controls.
   it.runIf(TEST_BACKEND === 'postgres')(
-    'lost while running: 503 in the spec’s shape and an unhealthy /health, then back to work when it returns',
+    'lost while running: 503 in the contract’s shape and an unhealthy /health, then back to work when it returns',
     async () => {
       const relay = await startRelay(new URL(TEST_DATABASE_URL))
       cleanups.push(() => relay.close())

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 
-/** The request duration limit (spec 8: 30 minutes), shortened here so a test can reach it. */
+/** The request duration limit (contract 8: 30 minutes), shortened here so a test can reach it. */
 let svc: RunningService
 
 beforeAll(async () => {

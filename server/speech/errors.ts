@@ -10,7 +10,7 @@ import { clientGone } from './lease.ts'
 export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`
 
 /**
- * Errors in the two shapes of spec section 7. An `envelope` error becomes `{error: {...}, request_id}`; a
+ * Errors in the two shapes of contract 7. An `envelope` error becomes `{error: {...}, request_id}`; a
  * `detail` error (other parameter validation) becomes `{detail, param, request_id}`.
  */
 export class ApiError extends Error {
@@ -90,7 +90,7 @@ export const consentNotFound = () =>
     'consent',
   )
 
-/** Spec 5.4: ephemeral credentials never manage voices or consents (docs/api.md, "Voices and consents"). */
+/** Contract 5.4: ephemeral credentials never manage voices or consents (docs/api.md, "Voices and consents"). */
 export const durableKeyRequired = (what: string, param: string | null = null) =>
   new ApiError(
     403,
@@ -194,7 +194,7 @@ function clientWentAway(error: FastifyError, request: FastifyRequest, reply: Fas
   return sendApiError(reply, new ApiError(status, 'detail', 'The client closed the connection.'))
 }
 
-/** Maps Fastify's own errors (body too large, bad JSON, wrong content type) into the spec's shapes. */
+/** Maps Fastify's own errors (body too large, bad JSON, wrong content type) into the contract's shapes. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (clientGone(reply.raw)) return clientWentAway(error, request, reply)
   if (error instanceof ApiError) return sendApiError(reply, error)
@@ -230,7 +230,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return sendApiError(reply, new ApiError(414, 'detail', 'A path segment of the request is too long.'))
   }
-  // Any other client error keeps its status, in the spec's shape.
+  // Any other client error keeps its status, in the contract's shape.
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return sendApiError(reply, new ApiError(error.statusCode, 'detail', error.message))
   }
@@ -248,7 +248,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 
 /**
  * Requests Node cannot even parse (a broken request line or header, headers too large, too slow) never reach a route;
- * their 4xx comes in the spec's shape like every other, under a request id of its own.
+ * their 4xx comes in the contract's shape like every other, under a request id of its own.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection has nobody to answer.
@@ -268,7 +268,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
 
 /**
  * An error thrown once a WebSocket is open (the shared limits or the database unreachable while a session starts):
- * HTTP answers are no longer possible, so the client is told in the socket's own error event, in the spec's shape,
+ * HTTP answers are no longer possible, so the client is told in the socket's own error event, in the contract's shape,
  * and the socket closes — 1013 "try again later" for a 503, 1011 for anything else (whose detail stays in the log).
  */
 export function socketErrorHandler(

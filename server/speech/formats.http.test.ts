@@ -7,7 +7,7 @@ import { CONTENT_TYPES } from '../../schema/index.ts'
 import { integratedLoudness, TARGET_LUFS } from '../engine/index.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 
-/** Every response format over real HTTP, decoded by the real ffmpeg (spec 2.6). */
+/** Every response format over real HTTP, decoded by the real ffmpeg (contract 2.6). */
 let svc: RunningService
 const dir = mkdtempSync(join(tmpdir(), 'formats-'))
 const INPUT = 'Every format must decode to the same speech.'

@@ -14,7 +14,7 @@ import { type RunningService, startSpeechService } from '../testing/service.ts'
  * keep-alive connection, so a refused request that leaves the connection stalled hangs the next one.
  *
  * Invariants: no 5xx (except 501 webrtc_not_available, the documented answer to a call that passes every check), no
- * request left unanswered within its timeout, every 4xx in one of the spec's two error shapes (errors.ts), nothing
+ * request left unanswered within its timeout, every 4xx in one of the contract's two error shapes (errors.ts), nothing
  * logged at error level, and afterwards every slot free and the service healthy.
  */
 
@@ -631,7 +631,7 @@ function describeCase(c: FuzzCase): string {
 function problemOf(c: FuzzCase, res: Outcome): string | null {
   if (res.status >= 500) {
     const body = res.body.toString('utf8')
-    // The documented answer to a call that passes every check on a service without WebRTC media (spec 7).
+    // The documented answer to a call that passes every check on a service without WebRTC media (contract 7).
     if (res.status === 501 && body.includes('"webrtc_not_available"')) return null
     return `${res.status}: ${body.slice(0, 300)}`
   }
@@ -643,13 +643,13 @@ function problemOf(c: FuzzCase, res: Outcome): string | null {
       return `${res.status} without a JSON body: ${res.body.toString('utf8').slice(0, 200)}`
     }
     const problem = specErrorProblem(body)
-    if (problem) return `${res.status} not in the spec's shape: ${problem}`
+    if (problem) return `${res.status} not in the contract's shape: ${problem}`
   }
   return null
 }
 
 describe('fuzz: the speech service over HTTP', () => {
-  it(`answers ${CASES} seeded requests without a 5xx, a hang or an error outside the spec's shapes`, async () => {
+  it(`answers ${CASES} seeded requests without a 5xx, a hang or an error outside the contract's shapes`, async () => {
     const rng = mulberry32(SEED)
     const names = Object.keys(GENERATORS)
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })

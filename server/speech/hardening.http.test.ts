@@ -12,7 +12,7 @@ import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 
 /**
  * Findings of an outside probe, each through the real service over HTTP: refused uploads that stalled keep-alive
- * connections, malformed multipart answered 500, router errors outside the spec's shapes, aborted clients logged as
+ * connections, malformed multipart answered 500, router errors outside the contract's shapes, aborted clients logged as
  * errors, and data files readable by other users.
  */
 
@@ -129,7 +129,7 @@ describe('malformed and truncated multipart bodies are the client’s 400, never
   }
 })
 
-describe('the router’s own 4xx answers come in the spec’s error shapes', () => {
+describe('the router’s own 4xx answers come in the contract’s error shapes', () => {
   it('a path with a bad % escape', async () => {
     const res = await rawRequest(svc.baseUrl, { path: '/v1/voices%', headers: auth() })
     expect(res.status).toBe(400)

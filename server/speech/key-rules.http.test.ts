@@ -11,7 +11,7 @@ import { connectWs } from '../testing/ws-client.ts'
 
 /**
  * Who may do what with which key (docs/security.md): the keys CLI's permission list, ephemeral `ek_` keys that
- * expire and are deleted, and ephemeral keys refused a saved voice over HTTP as over the WebSocket (spec 5.4).
+ * expire and are deleted, and ephemeral keys refused a saved voice over HTTP as over the WebSocket (contract 5.4).
  */
 
 const run = promisify(execFile)

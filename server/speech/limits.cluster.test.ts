@@ -11,7 +11,7 @@ import { freePort } from '../testing/ports.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 
 /**
- * The spec's concurrency limits (section 8: 2 generations per organization, then 429 or a ~8 s wait and 503; 5
+ * The contract's concurrency limits (section 8: 2 generations per organization, then 429 or a ~8 s wait and 503; 5
  * transcription sessions) held by two speech service processes together, over HTTP and WebSocket only: each is
  * `server/speech/main.ts` as deployed, on one data directory (SQLite in WAL mode, several processes) and one Redis with
  * a key prefix of this run's own (instance b reaches Redis through a relay the test can cut). Runs in the `postgres`
@@ -139,7 +139,7 @@ async function leasesInRedis(pool: 'tts' | 'asr'): Promise<number> {
 }
 const ttsLeasesInRedis = () => leasesInRedis('tts')
 
-/** A realtime transcription socket (spec 4.11); resolves once the session is created, or with its refusal. */
+/** A realtime transcription socket (contract 4.11); resolves once the session is created, or with its refusal. */
 async function transcriptionSocket(instance: Instance): Promise<WsTestClient> {
   const client = await connectWs(`${instance.url.replace('http', 'ws')}/v1/realtime`, apiKey)
   if (!('socket' in client)) throw new Error(`the upgrade was refused: ${JSON.stringify(client)}`)
@@ -270,7 +270,7 @@ describe('generation slots shared by two instances', () => {
         type: 'rate_limit_error',
       })
       expect((await sixth.closed).code).toBe(1000)
-      // A WebRTC call is refused before any media, by the same count (spec 7).
+      // A WebRTC call is refused before any media, by the same count (contract 7).
       const call = await fetch(`${target.url}/v1/realtime/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/sdp' },

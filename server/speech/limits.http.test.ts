@@ -3,7 +3,7 @@ import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { testSharedLimits } from '../testing/shared-limits.ts'
 
 /**
- * Concurrency slots over real HTTP (spec 7, 8; the waiting policy is in docs/api.md). In the `postgres` project the
+ * Concurrency slots over real HTTP (contract 7, 8; the waiting policy is in docs/api.md). In the `postgres` project the
  * same suite runs with the limits in Redis (limits/redis-slots.ts), as a deployment with `REDIS_URL` would: one
  * instance must behave exactly as with the in-process limits.
  */

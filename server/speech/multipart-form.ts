@@ -5,7 +5,7 @@ import { ApiError, badRequest } from './errors.ts'
 /**
  * Reads a whole multipart form whose fields are known in advance, with a size limit per file. Anything unexpected —
  * another content type, an unknown or repeated field, a file where text belongs, an oversize file — is refused in
- * the spec's `detail` shape before any work is done, so a route sees only a well-formed form.
+ * the contract's `detail` shape before any work is done, so a route sees only a well-formed form.
  */
 export interface FormSpec {
   /** Text fields the route accepts. */
@@ -102,7 +102,7 @@ function tooLarge(name: string, limit: number): ApiError {
   return new ApiError(413, 'detail', `${name} is larger than ${formatBytes(limit)}.`, null, name)
 }
 
-/** @fastify/multipart's and busboy's errors, in the spec's shape. */
+/** @fastify/multipart's and busboy's errors, in the contract's shape. */
 function translate(err: unknown, spec: FormSpec, seen: Set<string>): ApiError {
   if (err instanceof ApiError) return err
   const code = (err as { code?: string }).code

@@ -10,7 +10,7 @@ import {
   transcriptionVerboseJsonSchema,
 } from '../../schema/index.ts'
 
-/** OpenAPI paths of transcription (spec 4.11, 4.12, 7, 8); decisions in docs/transcription.md. */
+/** OpenAPI paths of transcription (contract 4.11, 4.12, 7, 8); decisions in docs/transcription.md. */
 
 const jsonSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' })

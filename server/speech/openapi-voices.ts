@@ -1,6 +1,6 @@
 import { CONSENT_LIST_MAX, MAX_REFERENCE_BYTES } from '../../schema/index.ts'
 
-/** OpenAPI paths of saved voices and consents (spec 4.3–4.8); shapes in components, decisions in docs/. */
+/** OpenAPI paths of saved voices and consents (contract 4.3–4.8); shapes in components, decisions in docs/. */
 
 const json = (ref: string, description: string) => ({
   description,

@@ -52,7 +52,7 @@ describe('redirect mode', () => {
     await expect.poll(() => svc.service.ttsSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 
-  it('a client that does not follow gets an empty body and no error, as the spec warns', async () => {
+  it('a client that does not follow gets an empty body and no error, as the contract warns', async () => {
     const release = await fillSlots()
     const res = await speech('Never heard.', 'manual')
     release()

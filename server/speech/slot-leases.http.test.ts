@@ -125,7 +125,7 @@ function sendRaw(path: string, headers: Record<string, string>, body: Buffer): h
   return req
 }
 
-/** Marks the saved voice as prepared by an older engine, so its next use prepares it again (spec 3). */
+/** Marks the saved voice as prepared by an older engine, so its next use prepares it again (contract 3). */
 async function makeStale() {
   const voice = await svc.service.voices.store.getVoice(ownerId, savedVoiceId)
   if (!voice) throw new Error('the saved voice is gone')
@@ -173,7 +173,7 @@ describe('slot leases: a client that leaves mid-preparation gives every slot bac
     req.destroy()
     await sleep(CLOSE_SEEN_MS)
     gate.open()
-    // The preparation carries on without the client and is kept (spec 3); by then the request would hold its slot.
+    // The preparation carries on without the client and is kept (contract 3); by then the request would hold its slot.
     await expect.poll(preparedAgain, { timeout: 20_000 }).toBe(true)
     await sleep(CLOSE_SEEN_MS)
 

@@ -1,5 +1,5 @@
 /**
- * Per-owner concurrency slots (spec 8): a fixed number of slots per organization (or legacy key), an optional
+ * Per-owner concurrency slots (contract 8): a fixed number of slots per organization (or legacy key), an optional
  * bounded FIFO of waiters with a deadline. A slot is released exactly once, however often release() is called.
  *
  * Two implementations share this interface: `MemorySlotPool` below (one process; the default) and `RedisSlotPool`
@@ -20,7 +20,7 @@ export interface SlotPool {
   available(owner: string): Promise<boolean>
   /**
    * Takes a slot now, or waits up to `waitMs` in line (when the line has room); aborting leaves the line, and a signal
-   * aborted already gets no slot at all. When the shared store cannot be reached it throws the spec's 503
+   * aborted already gets no slot at all. When the shared store cannot be reached it throws the contract's 503
    * (limits/unavailable.ts): never work without a limit.
    */
   acquire(owner: string, waitMs?: number, signal?: AbortSignal): Promise<AcquireResult>

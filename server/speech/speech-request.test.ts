@@ -12,7 +12,7 @@ function rejection(body: unknown): ApiError {
   throw new Error('expected a rejection')
 }
 
-describe('speech request defaults (spec 2.1, 2.8)', () => {
+describe('speech request defaults (contract 2.1, 2.8)', () => {
   it('serves a request without model by svc-tts-mini-0.8 with Bella', () => {
     const r = resolveSpeechRequest({ input: 'Hi' })
     expect(r.model).toBe('svc-tts-mini-0.8')

@@ -16,7 +16,7 @@ import {
 } from '../../schema/index.ts'
 import { type ApiError, badRequest, invalidField } from './errors.ts'
 
-/** A speech request after validation, with every default of spec 2.1 and 2.8 applied. */
+/** A speech request after validation, with every default of contract 2.1 and 2.8 applied. */
 export interface ResolvedSpeechRequest {
   model: ModelId
   input: string
@@ -45,7 +45,7 @@ export function toApiError(issue: z.core.$ZodIssue): ApiError {
   }
   if (typeof field !== 'string') return badRequest(issue.message)
   if ((DECODING_FIELDS as string[]).includes(field)) {
-    // Decoding values use the envelope with the allowed range (spec 7 rule 3), whatever was wrong with them.
+    // Decoding values use the envelope with the allowed range (contract 7 rule 3), whatever was wrong with them.
     return invalidField(field, describeRange(field as DecodingField))
   }
   if (field === 'voice' && issue.code === 'invalid_union' && issue.input === null) {

@@ -17,7 +17,7 @@ function speech(body: unknown, key: string | null = svc.apiKey, init: RequestIni
   })
 }
 
-describe('authentication (spec 5, docs/api.md)', () => {
+describe('authentication (contract 5, docs/api.md)', () => {
   it('answers a missing key with 401 and the envelope, with the request id in body and header', async () => {
     const res = await speech({ input: 'Hi', response_format: 'pcm' }, null)
     expect(res.status).toBe(401)
@@ -87,7 +87,7 @@ describe('POST /v1/audio/speech', () => {
     expect(done.usage).toMatchObject({ input_tokens: 0, output_tokens: 0, total_tokens: 0 })
   })
 
-  it('streams raw pcm and a wav file with the spec content types', async () => {
+  it('streams raw pcm and a wav file with the contract content types', async () => {
     const pcm = await speech({ input: 'Hello there.', response_format: 'pcm' })
     expect(pcm.headers.get('content-type')).toBe('audio/L16; rate=24000; channels=1')
     expect(pcm.headers.get('x-stream-format')).toBe('audio')

@@ -10,7 +10,7 @@ import { spokenPcm } from '../testing/spoken-audio.ts'
 import { connectWs, type RefusedUpgrade, type WsTestClient } from '../testing/ws-client.ts'
 import type { SessionSpeakerTracker } from './realtime/stt-session.ts'
 
-/** Realtime transcription over real loopback sockets with the real engines (spec 4.12, 6.3, 6.4, 8). */
+/** Realtime transcription over real loopback sockets with the real engines (contract 4.12, 6.3, 6.4, 8). */
 let svc: RunningService
 let switchedOff: RunningService
 let flaky: RunningService

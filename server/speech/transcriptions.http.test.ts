@@ -11,14 +11,14 @@ import { type RunningService, readSse, startSpeechService } from '../testing/ser
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 
-/** Upload transcription over real HTTP with the real engines (spec 4.11, 4.12, 7, 8; docs/transcription.md). */
+/** Upload transcription over real HTTP with the real engines (contract 4.11, 4.12, 7, 8; docs/transcription.md). */
 let svc: RunningService
 let failing: RunningService
 let switchedOff: RunningService
 let speech: Buffer
 const MEETING = readFileSync(meetingFile('trn00.wav'))
 
-/** A deployment whose diarizer cannot run: the `failed` status of spec 3. */
+/** A deployment whose diarizer cannot run: the `failed` status of contract 3. */
 const brokenDiarizer: Diarizer = {
   diarize: async () => {
     throw new Error('diarizer model missing')
@@ -235,7 +235,7 @@ describe('diarization (4.12) on a real meeting recording', () => {
   }, 120_000)
 })
 
-describe('capacity: 5 uploads and realtime sessions per organization (spec 7, 8)', () => {
+describe('capacity: 5 uploads and realtime sessions per organization (contract 7, 8)', () => {
   async function openSocket(key = svc.apiKey): Promise<WsTestClient> {
     const client = await connectWs(`${svc.baseUrl.replace('http', 'ws')}/v1/realtime`, key)
     if (!('socket' in client)) throw new Error(`refused: ${JSON.stringify(client)}`)

@@ -7,7 +7,7 @@ import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits, wav16k } 
 /**
  * Consents and speaker verification through the real service with real people (shared/data: FSDD digits and AMI
  * meetings), none of whom the speaker model was fitted on. The consent phrase is supplied as `consent_transcript`
- * (spec 4.6), since these people say digits or meeting talk, not the phrase.
+ * (contract 4.6), since these people say digits or meeting talk, not the phrase.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves

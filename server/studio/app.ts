@@ -4,6 +4,7 @@ import httpProxy from '@fastify/http-proxy'
 import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import type { Health, UpstreamKind } from '../../schema/index.ts'
 import { upstreamAccess, upstreamLocationToStudio } from './access.ts'
 import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit.ts'
 import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
@@ -22,13 +23,14 @@ import { TranscriptStore } from './store/transcripts.ts'
 import { UserStore } from './store/users.ts'
 import { registerTakeRoutes } from './takes.ts'
 import { registerTranscriptRoutes } from './transcripts.ts'
+import { abortingDispatcher, abortUpstreamWhenClientLeaves, markProxied } from './upstream-abort.ts'
 import { registerWsBridge } from './ws-bridge.ts'
 
 /** Where the backend sends the studio's speech requests, and the durable key it injects (never sent to browsers). */
 export interface Upstream {
   baseUrl: string
   apiKey: string
-  kind: 'embedded' | 'remote'
+  kind: UpstreamKind
 }
 
 export interface StudioOptions {
@@ -104,11 +106,13 @@ export async function createStudio(opts: StudioOptions) {
       diarization: health?.engines?.diarization === true,
     }
     const complete = health !== null && Object.values(engines).every(Boolean)
-    return reply.header('cache-control', 'no-store').send({
+    // The shape the app shell parses (schema/health.ts).
+    const answer: Health = {
       status: complete ? 'ok' : 'degraded',
       upstream: { kind: upstream.kind, reachable: health !== null },
       engines,
-    })
+    }
+    return reply.header('cache-control', 'no-store').send(answer)
   })
 
   const audit = new AuditStore(storage)
@@ -120,14 +124,17 @@ export async function createStudio(opts: StudioOptions) {
     rewritePrefix: '/v1',
     preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
       await authorizeUpstream(request, reply)
+      abortUpstreamWhenClientLeaves(request, reply)
       // A small JSON body is read here so that a 429/503 can be retried with it (retry.ts); others stream through.
       if (!reply.sent) await bufferSmallJson(request)
     },
+    // The browser leaving ends the upstream request too (upstream-abort.ts).
+    undici: abortingDispatcher(),
     replyOptions: {
       // The browser never holds a key: the backend's key replaces whatever came in, and cookies stay here.
-      rewriteRequestHeaders: (_request, headers) => {
+      rewriteRequestHeaders: (request, headers) => {
         const { cookie: _cookie, [CSRF_HEADER]: _csrf, ...rest } = headers
-        return { ...rest, authorization: `Bearer ${upstream.apiKey}` }
+        return markProxied(request, { ...rest, authorization: `Bearer ${upstream.apiKey}` })
       },
       // A capacity redirect names the service's path; the browser must follow it through the backend instead.
       rewriteHeaders: (headers) => upstreamLocationToStudio(headers, upstream.baseUrl),

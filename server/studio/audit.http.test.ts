@@ -3,13 +3,14 @@ import multipart from '@fastify/multipart'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AuditEvent, type AuditPage, auditOriginsSchema, auditPageSchema } from '../../schema/index.ts'
 import { redactingLogger } from '../logging.ts'
 import type { RunningService } from '../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing/studio.ts'
 
 /**
  * The audit trail through the real backend and its real proxy, in front of a small stand-in for the service's
- * consent and voice routes (their contract: spec 4.3–4.9), so the trail is tested without the speech engines.
+ * consent and voice routes (their contract: contract 4.3–4.9), so the trail is tested without the speech engines.
  */
 
 const KEY = 'sk_test_audit_upstream_key'
@@ -113,23 +114,6 @@ afterAll(async () => {
   await upstream.app.close()
 })
 
-interface EventJson {
-  id: number
-  at: number
-  user: string
-  role: string
-  kind: 'consent' | 'voice'
-  action: 'created' | 'deleted' | 'revoked'
-  upstream_id: string
-  name: string | null
-  consent_id: string | null
-}
-interface AuditPage {
-  data: EventJson[]
-  has_more: boolean
-  next_before: number | null
-}
-
 function upload(path: string, headers: BrowserHeaders, fields: Record<string, string>, file: string) {
   const body = new FormData()
   for (const [k, v] of Object.entries(fields)) body.set(k, v)
@@ -144,16 +128,17 @@ const createVoice = (name: string, consent?: string) =>
 const remove = (path: string) =>
   fetch(`${studio.base}/api${path}`, { method: 'DELETE', headers: { ...consentAdmin } })
 
+/** Parsed with the shapes the voices page parses (schema/audit.ts), so an answer that drifts from them fails here. */
 async function audit(query = '', headers: BrowserHeaders = consentAdmin): Promise<AuditPage> {
   const res = await fetch(`${studio.base}/api/audit${query}`, { headers: { cookie: headers.cookie } })
   expect(res.status).toBe(200)
-  return (await res.json()) as AuditPage
+  return auditPageSchema.parse(await res.json())
 }
 
-async function origins(): Promise<EventJson[]> {
+async function origins(): Promise<AuditEvent[]> {
   const res = await fetch(`${studio.base}/api/audit/origins`, { headers: { cookie: consentAdmin.cookie } })
   expect(res.status).toBe(200)
-  return ((await res.json()) as { data: EventJson[] }).data
+  return auditOriginsSchema.parse(await res.json()).data
 }
 
 describe('the audit trail', () => {

@@ -7,9 +7,16 @@ import type {
   RouteGenericInterface,
 } from 'fastify'
 import { z } from 'zod'
+import {
+  AUDIT_KINDS,
+  type AuditEvent as AuditEventAnswer,
+  type AuditKind,
+  type AuditOrigins,
+  type AuditPage,
+} from '../../schema/index.ts'
 import type { StudioUser } from './auth.ts'
 import { refuse } from './errors.ts'
-import { AUDIT_KINDS, type AuditEvent, type AuditKind, type AuditStore } from './store/audit.ts'
+import type { AuditEvent, AuditStore } from './store/audit.ts'
 
 /**
  * The audit trail of consents and voices (issue #8.6). The proxy hands the service's answer to the audited routes
@@ -184,7 +191,8 @@ const listQuerySchema = z.object({
 
 const AUDIT_READERS = new Set(['admin', 'consent_admin'])
 
-function toJson(e: AuditEvent) {
+/** An event as the voices page parses it (schema/audit.ts). */
+function toJson(e: AuditEvent): AuditEventAnswer {
   return {
     id: e.id,
     at: e.at,
@@ -217,17 +225,17 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
       return refuse(reply, 400, `Invalid ${param ?? 'query'}.`, param)
     }
     const { events, hasMore } = await store.list(parsed.data)
-    return reply.header('cache-control', 'no-store').send({
+    const page: AuditPage = {
       object: 'list',
       data: events.map(toJson),
       has_more: hasMore,
       next_before: hasMore ? (events.at(-1)?.id ?? null) : null,
-    })
+    }
+    return reply.header('cache-control', 'no-store').send(page)
   })
 
-  app.get('/api/audit/origins', { preHandler: guard }, async (_request, reply) =>
-    reply
-      .header('cache-control', 'no-store')
-      .send({ object: 'list', data: (await store.origins()).map(toJson) }),
-  )
+  app.get('/api/audit/origins', { preHandler: guard }, async (_request, reply) => {
+    const origins: AuditOrigins = { object: 'list', data: (await store.origins()).map(toJson) }
+    return reply.header('cache-control', 'no-store').send(origins)
+  })
 }

@@ -81,7 +81,7 @@ function send(base: string, sent: Sent): Promise<Answer | 'left' | 'hang'> {
   })
 }
 
-/** The shapes a browser can read: the studio's own, or the speech service's (spec section 7). */
+/** The shapes a browser can read: the studio's own, or the speech service's (contract 7). */
 function inKnownShape(answer: Answer): boolean {
   let parsed: unknown
   try {
@@ -312,7 +312,7 @@ describe('studio backend fuzz', () => {
           return
         }
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
-        // 503 is the spec's answer at capacity (and the studio's when too many sign in at once), in a known shape.
+        // 503 is the contract's answer at capacity (and the studio's when too many sign in at once), in a known shape.
         if (answer.status >= 500 && !(answer.status === 503 && inKnownShape(answer)))
           problems.push(`${answer.status}: ${label}: ${answer.body.slice(0, 200)}`)
         if (answer.status >= 400 && answer.status < 500 && !inKnownShape(answer))

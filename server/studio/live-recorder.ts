@@ -8,7 +8,7 @@ import { newTranscriptId, type TranscriptStore } from './store/transcripts.ts'
 /**
  * Keeps a live transcription session as a saved transcript: the microphone audio the browser appended (PCM16 at the
  * session's rate, spooled to a WAV on this instance's disk as it comes and kept in the database at the end) and the service's
- * finished turns with their speakers, assembled into the same shape as an upload's result (spec 4.12): `segments`
+ * finished turns with their speakers, assembled into the same shape as an upload's result (contract 4.12): `segments`
  * from the completed turns, `diarization.segments` from the speakers events, one turn per finished item. A session
  * without a finished turn leaves nothing behind.
  */

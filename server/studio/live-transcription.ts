@@ -6,7 +6,7 @@ import type { TranscriptStore } from './store/transcripts.ts'
 import type { BridgeOptions, UpstreamRefusal } from './ws-bridge.ts'
 
 /**
- * Live transcription through the backend. A browser cannot set `Authorization` on a WebSocket, and the spec's only
+ * Live transcription through the backend. A browser cannot set `Authorization` on a WebSocket, and the contract's only
  * way to give a browser session its diarization settings is the body that mints an ephemeral client secret. So when
  * a reviewer opens `/api/v1/realtime?diarization=true&max_speakers=N`, the backend mints an `ek_…` with those settings
  * (`POST /v1/realtime/client_secrets`, with its durable key; browsers may not call that route themselves) and opens

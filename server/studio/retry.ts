@@ -1,5 +1,5 @@
 /**
- * The backend's retry policy for upstream answers that came before any streaming (spec 7, client behaviour): on 429
+ * The backend's retry policy for upstream answers that came before any streaming (contract 7, client behaviour): on 429
  * wait at least Retry-After, growing the wait exponentially with jitter; on 503 honour Retry-After; both capped in
  * attempts and in total time. A response that started streaming is never retried (its status was 200), and neither
  * is a request whose body was streamed through (multipart uploads, JSON over 256 KiB), since it cannot be sent again;
@@ -36,7 +36,7 @@ interface SentAttempt {
   attempt: number
 }
 
-/** Retry-After in milliseconds; 1 s when absent or unreadable (the spec's usual value). */
+/** Retry-After in milliseconds; 1 s when absent or unreadable (the contract's usual value). */
 export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number {
   return parseRetryAfterMs(header, now) ?? 1000
 }

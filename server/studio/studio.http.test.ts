@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { healthSchema } from '../../schema/index.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, sessionHeaders, startStudio } from '../testing/studio.ts'
 import { connectWs } from '../testing/ws-client.ts'
@@ -50,7 +51,7 @@ describe('proxy', () => {
     await res.body?.cancel()
   })
 
-  it('passes the service errors through in the spec shapes with their request ids', async () => {
+  it('passes the service errors through in the contract shapes with their request ids', async () => {
     const res = await speech(
       { ...designer },
       JSON.stringify({ input: 'Hi', model: 'svc-tts-2-latest', temperature: 5 }),
@@ -263,7 +264,8 @@ describe('health', () => {
   it('reports the upstream and each engine without revealing the key or address', async () => {
     const res = await fetch(`${studio.base}/api/health`)
     const text = await res.text()
-    expect(JSON.parse(text)).toMatchObject({
+    // The shape the app shell parses (schema/health.ts).
+    expect(healthSchema.parse(JSON.parse(text))).toMatchObject({
       upstream: { kind: 'embedded', reachable: true },
       engines: { synthesis: true, recognition: expect.any(Boolean), diarization: expect.any(Boolean) },
     })

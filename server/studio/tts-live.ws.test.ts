@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LiveSpeechError } from '../../src/api/client.ts'
 import { explainError } from '../../src/api/error-text.ts'
+import { LiveSpeechError } from '../../src/api/live-speech.ts'
 import {
   EMPTY_LIVE_TEXT,
   editLiveText,
@@ -33,7 +33,7 @@ afterAll(async () => {
   await svc?.close()
 })
 
-/** The query connectLiveSpeech builds for these settings (spec 4.10). */
+/** The query connectLiveSpeech builds for these settings (contract 4.10). */
 const QUERY = new URLSearchParams({
   model: 'svc-tts-2-latest',
   voice: 'english_40',

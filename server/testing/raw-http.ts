@@ -104,7 +104,7 @@ const isNullableString = (v: unknown) => v === null || typeof v === 'string'
 const keysAre = (o: object, keys: string[]) => Object.keys(o).sort().join() === [...keys].sort().join()
 
 /**
- * Null when `body` is one of the two error shapes of spec section 7 exactly as `ApiError.body` writes them (envelope
+ * Null when `body` is one of the two error shapes of contract 7 exactly as `ApiError.body` writes them (envelope
  * `{error: {message, type, param, code}, request_id}` or detail `{detail, param, request_id}`); else what is wrong.
  */
 export function specErrorProblem(body: unknown): string | null {

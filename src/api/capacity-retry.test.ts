@@ -6,7 +6,8 @@ import {
   isCapacityError,
   withCapacityRetry,
 } from './capacity-retry.ts'
-import { ApiRequestError, IncompleteStreamError } from './client.ts'
+import { ApiRequestError } from './http.ts'
+import { IncompleteStreamError } from './speech.ts'
 
 function refusal(status: number, code: string | null, retryAfterSeconds: number | null = null) {
   return new ApiRequestError(

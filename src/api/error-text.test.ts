@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { ApiRequestError, IncompleteStreamError, LiveSpeechError } from './client.ts'
 import { explainError } from './error-text.ts'
+import { ApiRequestError } from './http.ts'
+import { LiveSpeechError } from './live-speech.ts'
+import { IncompleteStreamError } from './speech.ts'
 
-/** An error in the envelope shape (spec 7.1), as the backend passes it through. */
+/** An error in the envelope shape (contract 7.1), as the backend passes it through. */
 function envelope(
   status: number,
   code: string | null,
@@ -18,7 +20,7 @@ function envelope(
   )
 }
 
-/** An error in the `detail` shape (spec 7.2): other parameter validation, and the backend's own refusals. */
+/** An error in the `detail` shape (contract 7.2): other parameter validation, and the backend's own refusals. */
 function detail(status: number, text: string, param: string | null = null) {
   return new ApiRequestError(status, { detail: text, param, request_id: 'req_2' }, 'req_2')
 }
@@ -384,7 +386,7 @@ const rows: Row[] = [
   ['anything else', new Error('odd'), /^Something went wrong: odd\.$/, /reload the page/, true],
 ]
 
-/** The realtime socket's `error` events (spec 6.2, 6.3; docs/realtime-tts.md), alone or as the whole event. */
+/** The realtime socket's `error` events (contract 6.2, 6.3; docs/realtime-tts.md), alone or as the whole event. */
 const socketRows: Row[] = [
   [
     'socket rate_limit_exceeded (as the whole event)',
@@ -498,7 +500,7 @@ describe('explainError', () => {
     expect(explainError(new IncompleteStreamError()).retryAfterSeconds).toBeNull()
   })
 
-  it('covers every row of spec section 7 that has a code', () => {
+  it('covers every row of contract 7 that has a code', () => {
     const codes = rows.flatMap(([, e]) => (e instanceof ApiRequestError && e.code ? [e.code] : []))
     for (const code of [
       'invalid_request_error',

@@ -9,10 +9,11 @@ import {
   VOICE_SAMPLE_MAX_SECONDS,
   VOICE_SAMPLE_MIN_SECONDS,
 } from '../../schema/index.ts'
-import { ApiRequestError, IncompleteStreamError } from './client.ts'
+import { ApiRequestError } from './http.ts'
+import { IncompleteStreamError } from './speech.ts'
 
 /**
- * Every failure a studio request can meet (spec section 7 as it reaches the browser through the backend, the
+ * Every failure a studio request can meet (contract 7 as it reaches the browser through the backend, the
  * backend's own refusals, the network, a broken stream and the realtime socket's error events), in plain words with
  * what to do next. Pages show `title` and `action`; `retryable` says whether the same request may succeed later
  * unchanged, after `retryAfterSeconds` when the service said so.
@@ -26,7 +27,7 @@ export interface ErrorExplanation {
   retryAfterSeconds: number | null
 }
 
-/** The `error` of a realtime socket's error event (spec 6.2, 6.3; payload in docs/realtime-tts.md). */
+/** The `error` of a realtime socket's error event (contract 6.2, 6.3; payload in docs/realtime-tts.md). */
 export interface SocketError {
   code: string
   message: string
@@ -116,8 +117,8 @@ interface Refusal {
 function refusedField(err: Refusal): ErrorExplanation {
   const { param } = err
   const words = err.words || `The service answered ${err.status}.`
-  // The envelope's `invalid_request_error` is about a field's value (spec 7.3); a `detail` naming `model` or `voice`
-  // is a multipart field outside spec 4.2's list, which the switch below leaves to the fallback.
+  // The envelope's `invalid_request_error` is about a field's value (contract 7.3); a `detail` naming `model` or `voice`
+  // is a multipart field outside contract 4.2's list, which the switch below leaves to the fallback.
   if (err.code === 'invalid_request_error') {
     if (isDecodingField(param)) return outOfRange(param)
     if (param === 'model') {
@@ -146,7 +147,7 @@ function refusedField(err: Refusal): ErrorExplanation {
     case 'reference_transcript':
       return fixed(`The words of the reference clip were refused. ${words}`, 'Shorten or correct them.')
   }
-  // Any other field is one the studio itself put in the request (multipart fields outside spec 4.2's list).
+  // Any other field is one the studio itself put in the request (multipart fields outside contract 4.2's list).
   return fixed(`The service refused the request. ${words}`, param ? REPORT : 'Correct it and try again.')
 }
 
@@ -156,7 +157,7 @@ function clipName(param: string | null): string {
 }
 
 /**
- * Why the service could not use a clip (`invalid_audio`, spec 7 shapes): its message says whether the clip held too
+ * Why the service could not use a clip (`invalid_audio`, contract 7 shapes): its message says whether the clip held too
  * little speech, was too noisy to judge, or could not be read at all, and each cause has its own remedy.
  */
 export type ClipProblem = 'too_short' | 'too_noisy' | 'unreadable'

@@ -3,7 +3,8 @@ import { type ApiErrorBody, apiErrorBodySchema, parseRetryAfterMs } from '../../
 /**
  * The one fetch wrapper every request to the studio backend goes through. It adds the CSRF header to
  * state-changing requests and tells listeners when the backend says the session is gone (401).
- * Only `client.ts` uses it; pages and stores call the typed functions there.
+ * Only the resource files beside it use it (`scripts.ts`, `voices.ts`, …); pages and stores call their typed
+ * functions and query options.
  */
 
 export const API_BASE = '/api'
@@ -121,6 +122,26 @@ export async function apiJson<T>(
   return parse(await response.json())
 }
 
+/**
+ * A PUT made on top of a revision (a script, a transcript's label edits); a 409 carries what is saved now, which
+ * `conflict` turns into the error thrown.
+ */
+export async function putRevision<T>(
+  path: string,
+  body: unknown,
+  parse: (body: unknown) => T,
+  conflict: (body: unknown) => Error,
+): Promise<T> {
+  const response = await apiFetch(path, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (response.status === 409) throw conflict(await response.json())
+  if (!response.ok) throw await errorFrom(response)
+  return parse(await response.json())
+}
+
 export interface UploadProgress {
   /** Bytes of the request body sent so far. */
   loaded: number
@@ -139,9 +160,15 @@ function headersOf(xhr: XMLHttpRequest): Headers {
   return headers
 }
 
-interface UploadOptions {
+export interface UploadOptions {
   onProgress?: (progress: UploadProgress) => void
   signal?: AbortSignal
+}
+
+/** An audio file to upload, with the file name the service sees (its extension hints at the format). */
+export interface AudioUpload {
+  blob: Blob
+  filename: string
 }
 
 /**

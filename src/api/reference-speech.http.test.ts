@@ -6,13 +6,13 @@ import { type RunningService, startSpeechService } from '../../server/testing/se
 import { spokenPcm, wavFile } from '../../server/testing/spoken-audio.ts'
 import { type RunningStudio, startStudio } from '../../server/testing/studio.ts'
 import { type CapacityWait, withCapacityRetry } from './capacity-retry.ts'
-import { ApiRequestError, type ReferenceClip, streamSpeechWithReference } from './client.ts'
 import { explainError } from './error-text.ts'
-import { setCsrfTokenSource } from './http.ts'
+import { ApiRequestError, setCsrfTokenSource } from './http.ts'
+import { type ReferenceClip, streamSpeechWithReference } from './speech.ts'
 
 /**
  * One-request cloning from the browser client, through the real studio backend to the real service: the multipart
- * form of spec 4.2 passes the backend's proxy, and the answer streams back as SSE PCM.
+ * form of contract 4.2 passes the backend's proxy, and the answer streams back as SSE PCM.
  */
 
 let synth: Synthesizer

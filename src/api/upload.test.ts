@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createConsent, createVoice } from './client.ts'
+import { createConsent } from './consents.ts'
 import { ApiRequestError, apiUpload, apiUploadStream, onUnauthorized, setCsrfTokenSource } from './http.ts'
+import { createVoice } from './voices.ts'
 
 /** A stand-in XMLHttpRequest: records what was sent, reports progress, then answers as told. */
 class FakeXhr {

@@ -1,7 +1,7 @@
 import { CONTENT_TYPES, type ResponseFormat } from '../../schema/index.ts'
 
 /**
- * Files of the six response formats (spec 2.6) made in the browser from 24 kHz mono PCM16, for downloads of takes.
+ * Files of the six response formats (contract 2.6) made in the browser from 24 kHz mono PCM16, for downloads of takes.
  * Raw PCM is the samples' bytes; every container comes from encode-mediabunny.ts, loaded with `import()` on the
  * first download, so none of it weighs on the page's first load.
  */

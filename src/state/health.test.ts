@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ApiRequestError, type Health } from '../api/client.ts'
+import type { Health } from '../api/health.ts'
+import { ApiRequestError } from '../api/http.ts'
 import { healthProblems } from './health.ts'
 
 const healthy: Health = {

@@ -1,17 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
-import { ApiRequestError, type EngineName, getHealth, type Health } from '../api/client.ts'
+import { type EngineName, type Health, healthQuery } from '../api/health.ts'
+import { ApiRequestError } from '../api/http.ts'
 
-/** The backend's health report, refreshed every 30 s, and what it means in plain words. */
-
-export const HEALTH_REFRESH_MS = 30_000
+/** The backend's health report, refreshed every 30 s (src/api/health.ts), and what it means in plain words. */
 
 export function useHealth() {
-  return useQuery({
-    queryKey: ['health'],
-    queryFn: ({ signal }) => getHealth(signal),
-    refetchInterval: HEALTH_REFRESH_MS,
-    staleTime: HEALTH_REFRESH_MS,
-  })
+  return useQuery(healthQuery)
 }
 
 const RESTART = 'restart the studio (Ctrl-C, then npm start)'

@@ -1,6 +1,6 @@
 import { create } from 'zustand'
 import { hasMarkup, type SpeechRequest } from '../../schema/index.ts'
-import { IncompleteStreamError, streamSpeech } from '../api/client.ts'
+import { IncompleteStreamError, streamSpeech } from '../api/speech.ts'
 import { PcmPlayer, type PlayerStats } from '../audio/pcm-player.ts'
 
 /**
@@ -13,7 +13,7 @@ export type PlaybackStatus = 'idle' | 'streaming' | 'playing' | 'done' | 'stoppe
 export const PREBUFFER_MS = 200
 export const MARKUP_PREBUFFER_MS = 350
 
-/** The prebuffer the spec recommends for this text (6.1): longer when markup is present. */
+/** The prebuffer the contract recommends for this text (6.1): longer when markup is present. */
 export function prebufferFor(text: string): number {
   return hasMarkup(text) ? MARKUP_PREBUFFER_MS : PREBUFFER_MS
 }

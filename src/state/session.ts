@@ -1,12 +1,7 @@
 import { create } from 'zustand'
 import type { Role, SessionInfo } from '../../schema/index.ts'
-import {
-  getSession,
-  onUnauthorized,
-  setCsrfTokenSource,
-  signIn as signInRequest,
-  signOut as signOutRequest,
-} from '../api/client.ts'
+import { onUnauthorized, setCsrfTokenSource } from '../api/http.ts'
+import { getSession, signIn as signInRequest, signOut as signOutRequest } from '../api/session.ts'
 import { queryClient } from './query-client.ts'
 
 /** Who is signed in, the session's CSRF token, signing in and out. */

@@ -10,7 +10,7 @@ import { averageEnvelope, bestFormantScale } from './envelope.ts'
  * would replace this stage and keep the contract: audio (and its words) in, a stored, versioned preparation out.
  */
 
-/** Bump when preparation changes, so stored voices are prepared again on their next use (spec 3). */
+/** Bump when preparation changes, so stored voices are prepared again on their next use (contract 3). */
 export const PREPARATION_VERSION = 'f0-rate-formant-1'
 
 /** Rendered with the prepared voice to compare its envelope with the reference's: varied vowels, no rare words. */

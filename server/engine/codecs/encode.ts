@@ -19,7 +19,7 @@ import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
 import { registerOpusEncoder } from './opus.ts'
 import { holdSpares, primeFlac, registerWarmEncoders } from './warm.ts'
 
-/** Streaming encoders for the compressed response formats (spec §2.6), built on mediabunny's muxers. */
+/** Streaming encoders for the compressed response formats (contract 2.6), built on mediabunny's muxers. */
 
 export type CompressedFormat = 'mp3' | 'opus' | 'aac' | 'flac'
 

@@ -108,7 +108,7 @@ describe('takes rendered by eSpeak', () => {
     expect(mean(tamed.map((f) => f.rangeSemitones))).toBeLessThan(plain.rangeSemitones + 1)
   })
 
-  it('run to the token cap with greedy decoding when the text breaks off (spec 2.8 rule 7)', {
+  it('run to the token cap with greedy decoding when the text breaks off (contract 2.8 rule 7)', {
     timeout: SLOW,
   }, async () => {
     const text = 'and so we kept on walking down the road'

@@ -7,7 +7,7 @@
  * Every distribution has a sharp peak at the model's expectation and heavy, power-law tails. A low temperature leaves
  * little but the peak; at the presets the filters keep the peak and its neighbours, so a take varies by a fraction
  * of a semitone and a few percent of rate; with a high temperature and no filters the tails (pitch jumps of several
- * semitones, half or double rate, long gaps between words) are drawn often enough to garble the speech, as spec 2.8
+ * semitones, half or double rate, long gaps between words) are drawn often enough to garble the speech, as contract 2.8
  * rule 7 says.
  */
 
@@ -115,7 +115,7 @@ export function wordGapLogits(): number[] {
  * Stop or hold on at a segment's end. After a full stop the model is sure; after a comma fairly sure; after text
  * that simply stops — a phrase of a live stream, or a piece of an over-long sentence — it leans towards more
  * speech to come. Sampling stops within a token or two; greedy decoding, or a top_p so tight that only "hold"
- * survives, holds on until the segment's token cap (spec 2.8 rule 7).
+ * survives, holds on until the segment's token cap (contract 2.8 rule 7).
  */
 export function endingLogits(lastText: string): number[] {
   const tail = lastText.trimEnd()

@@ -1,5 +1,5 @@
 /**
- * Sampling one token from a model's logits with the spec's decoding controls (2.8), in the spec's order: temperature,
+ * Sampling one token from a model's logits with the contract's decoding controls (2.8), in the contract's order: temperature,
  * then top_k, then top_p, then min_p, then one draw. Each filter sees the distribution the previous one left, so the
  * order matters (tested on distributions where it does).
  */
@@ -76,7 +76,7 @@ export function minP(logits: readonly number[], fraction: number): number[] {
   return logits.map((l, i) => ((probs[i] ?? 0) >= threshold ? l : removed))
 }
 
-/** The logits after every filter, in the spec's order. */
+/** The logits after every filter, in the contract's order. */
 export function filterLogits(logits: readonly number[], settings: DecodingSettings): number[] {
   const tempered = applyTemperature(logits, settings.temperature)
   return minP(topP(topK(tempered, settings.top_k), settings.top_p), settings.min_p)

@@ -178,7 +178,7 @@ describe('the end of a segment', () => {
     expect(holds(MODE_PRESETS.expressive, 'That was all.')).toBe(0)
   })
 
-  it('holds on to the token cap with greedy decoding after text that breaks off (spec 2.8 rule 7)', () => {
+  it('holds on to the token cap with greedy decoding after text that breaks off (contract 2.8 rule 7)', () => {
     expect(holds(greedy, 'and then we went')).toBe(1000)
     expect(holds({ ...MODE_PRESETS.stable, top_p: 0.5 }, 'and then we went')).toBe(1000)
   })

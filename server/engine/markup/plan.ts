@@ -1,5 +1,5 @@
 /**
- * The markup stage of the second-generation model (spec 2.7): turns text with emotion tags, sound tags and emphasis
+ * The markup stage of the second-generation model (contract 2.7): turns text with emotion tags, sound tags and emphasis
  * into SSML for eSpeak NG and the non-speech sounds between it. The 0.8 models read brackets as words and never
  * come here.
  *

@@ -44,7 +44,7 @@ const tone = (hz: number) =>
   Int16Array.from({ length: RATE / 2 }, (_, i) => 10_000 * Math.sin((2 * Math.PI * hz * i) / RATE))
 
 describe('synthesizeSound', () => {
-  it('produces every sound of the spec', () => {
+  it('produces every sound of the contract', () => {
     for (const tag of SOUND_TAGS) {
       const pcm = synthesizeSound(tag, { pitchHz: 150, sampleRate: RATE })
       expect(pcm.length, tag).toBeGreaterThan(0.2 * RATE)

@@ -1,5 +1,5 @@
 /**
- * The non-speech sounds of spec 2.7, synthesized with a source-filter model (dsp.ts) rather than recorded: each is a
+ * The non-speech sounds of contract 2.7, synthesized with a source-filter model (dsp.ts) rather than recorded: each is a
  * pattern of voiced and breathy segments through vowel or nasal formants, at a pitch that follows the voice.
  */
 import { SOUND_TAGS } from '../../../schema/markup.ts'

@@ -1,4 +1,4 @@
-/** The tag vocabulary of spec 2.7, typed for the markup stage; the lists themselves live in the shared schema. */
+/** The tag vocabulary of contract 2.7, typed for the markup stage; the lists themselves live in the shared schema. */
 import { EMOTION_TAGS, SOUND_TAGS } from '../../../schema/markup.ts'
 
 export type EmotionTag = (typeof EMOTION_TAGS)[number]

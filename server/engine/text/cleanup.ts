@@ -1,4 +1,4 @@
-/** Character and punctuation cleanup, the only normalization every language gets (spec 2.9 rule 2). */
+/** Character and punctuation cleanup, the only normalization every language gets (contract 2.9 rule 2). */
 
 // Invisible characters that carry nothing for speech. ZWJ and ZWNJ are kept: they shape Indic, Arabic and Persian
 // script and emoji sequences.

@@ -1,4 +1,4 @@
-/** English written-to-spoken expansion (spec 2.9 rule 1), applied to text free of markup. */
+/** English written-to-spoken expansion (contract 2.9 rule 1), applied to text free of markup. */
 import { expandAbbreviations } from './abbreviations.ts'
 import { expandDates, expandTimes } from './dates.ts'
 import { expandInitialisms } from './initialisms.ts'

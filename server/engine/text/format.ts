@@ -1,4 +1,4 @@
-/** Light formatting of English text (spec 2.9 rule 3). */
+/** Light formatting of English text (contract 2.9 rule 3). */
 
 const ellipsis = /[ \t]*(?:\.{3,}|…|\. \. \.)(\s*)/g
 const sentenceEndWithoutSpace = /(?<=\p{Ll}\p{Ll}\.|[!?])(?=\p{Lu})/gu

@@ -1,4 +1,4 @@
-/** Whether English expansion applies (spec 2.9 rule 1): English voices, and other voices reading English text. */
+/** Whether English expansion applies (contract 2.9 rule 1): English voices, and other voices reading English text. */
 import { detect } from 'tinyld'
 import { splitMarkup } from './markup.ts'
 

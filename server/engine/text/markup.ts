@@ -1,4 +1,4 @@
-/** Finding the inline markup of spec 2.7 so that normalization and segmentation leave it whole. */
+/** Finding the inline markup of contract 2.7 so that normalization and segmentation leave it whole. */
 import { findMarkup, MAX_EMPHASIS_CHARS } from '../../../schema/markup.ts'
 
 export interface Piece {

@@ -1,6 +1,6 @@
 /**
- * Text normalization for synthesis (spec 2.9). Every language gets character and punctuation cleanup; English text
- * also gets light formatting and written-to-spoken expansion. Inline markup (spec 2.7) passes through untouched, and
+ * Text normalization for synthesis (contract 2.9). Every language gets character and punctuation cleanup; English text
+ * also gets light formatting and written-to-spoken expansion. Inline markup (contract 2.7) passes through untouched, and
  * the words inside emphasis are expanded like any other.
  *
  * The result is plain text: pauses are commas, never SSML, so the caller escapes it for eSpeak exactly once

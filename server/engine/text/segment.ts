@@ -1,5 +1,5 @@
 /**
- * Cutting text into synthesis segments (spec 2.8 rule 5): one sentence each for plain text, chunks of up to about 530
+ * Cutting text into synthesis segments (contract 2.8 rule 5): one sentence each for plain text, chunks of up to about 530
  * characters for marked-up text, each with its cap on audio tokens.
  */
 import { markupSpans, type Span } from './markup.ts'

@@ -36,7 +36,7 @@ export interface SlotPools {
   close(): Promise<void>
 }
 
-/** The three pools of spec 8: in this process, or in Redis shared with every other instance when `shared` is given. */
+/** The three pools of contract 8: in this process, or in Redis shared with every other instance when `shared` is given. */
 export async function openSlotPools(limits: PoolLimits, shared?: SharedLimitsOptions): Promise<SlotPools> {
   if (!shared) {
     return {

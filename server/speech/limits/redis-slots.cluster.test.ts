@@ -187,7 +187,7 @@ describe('RedisSlotPool', () => {
     await expect.poll(() => inspect.exists(pools[0]?.keys('o').leases as string)).toBe(0)
   })
 
-  it('answers 503 with Retry-After in the spec’s shape when Redis cannot be reached, never an unlimited slot', async () => {
+  it('answers 503 with Retry-After in the contract’s shape when Redis cannot be reached, never an unlimited slot', async () => {
     fresh()
     const a = await instance()
     const pool = a.pool('tts', 2)

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts'
 
 /**
- * The answer to new work while the shared limits (Redis) cannot be reached: 503 with Retry-After in the spec's envelope
+ * The answer to new work while the shared limits (Redis) cannot be reached: 503 with Retry-After in the contract's envelope
  * (section 7). Admitting the request uncounted would let every instance run unlimited work; refusing is what the
  * client already knows how to retry.
  */

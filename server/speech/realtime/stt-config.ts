@@ -10,7 +10,7 @@ import {
   TRANSCRIPTION_MODEL,
 } from '../../../schema/index.ts'
 
-/** A realtime transcription session's settings, as `session.update` and client secrets change them (spec 4.12, 6.4). */
+/** A realtime transcription session's settings, as `session.update` and client secrets change them (contract 4.12, 6.4). */
 export interface SttSettings {
   rate: 24_000 | 16_000
   transcription: { model: string; language: string; prompt: string }

@@ -22,7 +22,7 @@ export interface TtsSessionOptions {
   language: string
   speed: number
   maxNewTokens: number | null
-  /** Sampled prosody (spec 2.8); the session serves the second-generation model only. */
+  /** Sampled prosody (contract 2.8); the session serves the second-generation model only. */
   decoding?: DecodingSettings
   idleMs: number
   maxSessionMs: number

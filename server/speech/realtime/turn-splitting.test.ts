@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { itemBounds, speakerGroups } from './turn-splitting.ts'
 
-/** How one turn's tracker segments become items: a change of speaker splits the turn (spec 6.4). */
+/** How one turn's tracker segments become items: a change of speaker splits the turn (contract 6.4). */
 const seg = (speaker: number, start: number, end: number) => ({ speaker, start, end })
 const shape = (groups: ReturnType<typeof speakerGroups>) => groups.map((g) => [g.speaker, g.start, g.end])
 

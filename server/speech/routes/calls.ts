@@ -57,7 +57,7 @@ async function readOffer(request: FastifyRequest): Promise<{ sdp: string; sessio
 }
 
 /**
- * `POST /v1/realtime/calls` (spec 4.11, 7): WebRTC signalling. The service checks the offer, refuses diarization on
+ * `POST /v1/realtime/calls` (contract 4.11, 7): WebRTC signalling. The service checks the offer, refuses diarization on
  * this transport and refuses at capacity, all before any media. It has no WebRTC media stack, so a call that passes
  * every check is answered 501 `webrtc_not_available` and no call is created (docs/transcription.md).
  */

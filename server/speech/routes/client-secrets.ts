@@ -36,7 +36,7 @@ export const durableKeyRequired = (what: string) =>
   )
 
 /**
- * `POST /v1/realtime/client_secrets` (spec 4.12, 5): an organization or legacy key with `audio:transcribe` mints a
+ * `POST /v1/realtime/client_secrets` (contract 4.12, 5): an organization or legacy key with `audio:transcribe` mints a
  * short-lived `ek_` credential for a browser. The body's session configuration (diarization included) is stored with
  * it and applied when a realtime socket opens with the credential.
  */

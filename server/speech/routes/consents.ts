@@ -28,7 +28,7 @@ export const consentObject = (c: ConsentRecord): VoiceConsent => ({
   created_at: c.createdAt,
 })
 
-/** Consents (spec 4.6–4.8): create from a recording of the consent phrase, list newest first, delete with cascade. */
+/** Consents (contract 4.6–4.8): create from a recording of the consent phrase, list newest first, delete with cascade. */
 export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voices: VoiceService }) {
   const { keys, voices } = deps
   const store = voices.store

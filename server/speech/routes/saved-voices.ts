@@ -26,7 +26,7 @@ export function requiredName(raw: string | undefined): string {
   return name
 }
 
-/** Saved voices (spec 4.3–4.5): create from a sample (bound to a consent or not), delete; no listing route here. */
+/** Saved voices (contract 4.3–4.5): create from a sample (bound to a consent or not), delete; no listing route here. */
 export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; voices: VoiceService }) {
   const { keys, voices } = deps
 

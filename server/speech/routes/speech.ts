@@ -43,7 +43,7 @@ export interface SpeechRouteDeps {
   synthesizer: Synthesizer
   voices: VoiceService
   ttsSlots: SlotPool
-  /** How long a second-generation request waits in line for a slot before 503 (spec 8: about 8 s). */
+  /** How long a second-generation request waits in line for a slot before 503 (contract 8: about 8 s). */
   slotWaitMs: number
   /** At capacity, answer 303 with a continuation URL instead of waiting or refusing (4.1). */
   redirectWhenBusy: boolean
@@ -51,7 +51,7 @@ export interface SpeechRouteDeps {
   continuations: ContinuationStore
   /** How long a continuation waits for a slot before 503. */
   continuationWaitMs: number
-  /** Request duration limit (spec 8: 30 minutes); a stream cut by it ends without its completion marker. */
+  /** Request duration limit (contract 8: 30 minutes); a stream cut by it ends without its completion marker. */
   requestMs: number
 }
 
@@ -98,7 +98,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       }
       voice = { prepare: (signal) => deps.voices.prepareReference(principal.ownerId, clone, signal) }
     } else {
-      // As on the text-input WebSocket (spec 5.4): a saved voice is a persistent biometric resource, not for an
+      // As on the text-input WebSocket (contract 5.4): a saved voice is a persistent biometric resource, not for an
       // ephemeral credential. Refused before the lookup, so the answer says nothing about the id.
       if (req.voice.kind === 'saved' && principal.kind === 'ephemeral') {
         throw durableKeyRequired('A custom voice', 'voice')
@@ -156,7 +156,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       })
     }
     lease.hold(acquired.slot)
-    // A one-request clone is prepared now, holding a cloning slot as well until the response ends (spec 8).
+    // A one-request clone is prepared now, holding a cloning slot as well until the response ends (contract 8).
     let voice: SpeakingVoice
     if ('prepare' in source) {
       const clone = await source.prepare(signal)

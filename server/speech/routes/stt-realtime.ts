@@ -43,7 +43,7 @@ export const STT_REALTIME_PATHS = ['/v1/realtime', '/v1/stt/realtime'] as const
  * engine that is not installed. An ephemeral credential's minted session configuration is applied here.
  */
 async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<SttSettings> {
-  // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
+  // A plain GET would get the WebSocket plugin's bare 404; it gets the contract's shape like every other refusal.
   if (!request.ws) throw upgradeRequired()
   const principal = await authenticate(deps.keys, request, 'audio:transcribe')
   const query = request.query as Record<string, unknown>
@@ -80,7 +80,7 @@ async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<St
 }
 
 /**
- * Realtime transcription over WebSocket, `/v1/realtime` and `/v1/stt/realtime` (spec 4.11, 6.3, 6.4, 8;
+ * Realtime transcription over WebSocket, `/v1/realtime` and `/v1/stt/realtime` (contract 4.11, 6.3, 6.4, 8;
  * docs/transcription.md). A socket holds one of its organization's 5 ASR slots from admission until it closes; at
  * capacity the upgrade completes, an `error` event `rate_limit_exceeded` is sent and the socket closes with 1000.
  */

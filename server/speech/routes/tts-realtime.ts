@@ -34,11 +34,11 @@ declare module 'fastify' {
 }
 
 /**
- * Everything that can be refused with an HTTP status is refused before the upgrade (spec 4.10, 5.4, 7): key,
+ * Everything that can be refused with an HTTP status is refused before the upgrade (contract 4.10, 5.4, 7): key,
  * permission, query, model, format, and a custom voice on an ephemeral credential.
  */
 async function admit(keys: KeyStore, request: FastifyRequest): Promise<Admitted> {
-  // A plain GET would get the WebSocket plugin's bare 404; it gets the spec's shape like every other refusal.
+  // A plain GET would get the WebSocket plugin's bare 404; it gets the contract's shape like every other refusal.
   if (!request.ws) throw upgradeRequired()
   const principal = await authenticate(keys, request, 'tts:generate')
   const parsed = realtimeTtsQuerySchema.safeParse(request.query)
@@ -79,7 +79,7 @@ export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
     },
     async (socket, request) => {
       const { voice, speed, maxNewTokens, decoding } = request.ttsSession
-      /** Admission failures after the upgrade: an error event, then close 1008 (spec 6.3). */
+      /** Admission failures after the upgrade: an error event, then close 1008 (contract 6.3). */
       const refuse = (problem: Parameters<typeof errorEvent>[0]) => {
         socket.send(JSON.stringify(errorEvent(problem)))
         socket.close(1008, problem.code)

@@ -23,7 +23,7 @@ export const LEGACY_SPEECH_MIGRATIONS: string[] = [
      revoked_at INTEGER,
      CHECK ((kind = 'legacy') = (org_id IS NULL))
    );`,
-  // Consents and saved voices (spec 2.3, 2.5, 3). A voice's consent row cascades its deletion, so no voice can
+  // Consents and saved voices (contract 2.3, 2.5, 3). A voice's consent row cascades its deletion, so no voice can
   // outlive its consent; the files of both live under voices/<id> and consents/<id> (voice-files.ts).
   `CREATE TABLE consents (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,

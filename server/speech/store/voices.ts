@@ -5,7 +5,7 @@ import type { SpeechDb, SpeechStorage } from './db.ts'
 import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
 /**
- * Consents and saved voices (spec 2.3, 2.5, 3), with their audio and embeddings, all in the service's database
+ * Consents and saved voices (contract 2.3, 2.5, 3), with their audio and embeddings, all in the service's database
  * (store/db.ts). A consent or voice and its artifacts are written in one transaction and deleted by one cascade, so
  * after any crash every row has its audio and no audio outlives its row; with PostgreSQL every instance sees the same
  * ones. Every query is scoped to the owner, so a foreign id and a nonexistent one take the same path and give the

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { diarizationBlockSchema } from '../../../schema/index.ts'
 import { buildDiarization, failedDiarization, type SpeakerSpanInput, type TimedText } from './diarization.ts'
 
-/** The diarization block's rules (spec 4.12, 7), each on constructed inputs. */
+/** The diarization block's rules (contract 4.12, 7), each on constructed inputs. */
 
 const seg = (start: number, end: number, text: string): TimedText => ({ start, end, text })
 const span = (start: number, end: number, speaker: number): SpeakerSpanInput => ({ start, end, speaker })

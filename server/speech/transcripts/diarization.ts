@@ -1,7 +1,7 @@
 import type { DiarizationBlock, DiarizationTurn, TranscriptionWarning } from '../../../schema/index.ts'
 
 /**
- * The upload's `diarization` block (spec 4.12, 7): the diarizer's spans as labelled segments, and speaker turns
+ * The upload's `diarization` block (contract 4.12, 7): the diarizer's spans as labelled segments, and speaker turns
  * carrying the transcript text. Pure functions over constructed inputs; the route feeds them the engines' output.
  */
 
@@ -33,7 +33,7 @@ export const WARNING_MESSAGES = {
     'Speaker segments were found, but no transcript text could be matched to them; turns are omitted.',
 } as const
 
-/** The block when the diarizer could not run (spec 3): empty speakers and segments, no turns, a warning. */
+/** The block when the diarizer could not run (contract 3): empty speakers and segments, no turns, a warning. */
 export function failedDiarization(): DiarizationResult {
   return {
     diarization: { status: 'failed', speakers: [], segments: [] },

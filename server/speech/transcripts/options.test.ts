@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.ts'
 import { resolveTranscriptionOptions } from './options.ts'
 
-/** Upload form validation (spec 4.12, 7): each rule at its boundary. */
+/** Upload form validation (contract 4.12, 7): each rule at its boundary. */
 
 const resolve = (fields: Record<string, string>, diarizationEnabled = true) =>
   resolveTranscriptionOptions(Object.entries(fields), { diarizationEnabled })

@@ -8,7 +8,7 @@ import {
 import type { SpeakerCount } from '../../engine/diarization/diarizer.ts'
 import { ApiError, badRequest, invalidField } from '../errors.ts'
 
-/** The upload's form fields, resolved and checked (spec 4.12, 7; docs/transcription.md). */
+/** The upload's form fields, resolved and checked (contract 4.12, 7; docs/transcription.md). */
 export interface TranscriptionOptions {
   model: string
   responseFormat: TranscriptionResponseFormat

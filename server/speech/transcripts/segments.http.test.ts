@@ -46,7 +46,7 @@ function upload(fields: Record<string, string>) {
 describe('recognition segments of readable size, on a real meeting recording', () => {
   let words: string[] = []
 
-  it('keeps every segment within the cap, each word inside its segment, times increasing, turns by the spec', async () => {
+  it('keeps every segment within the cap, each word inside its segment, times increasing, turns by the contract', async () => {
     const res = await upload({ response_format: 'verbose_json', diarization: 'true', num_speakers: '2' })
     expect(res.status).toBe(200)
     const body = transcriptionVerboseJsonSchema.parse(await res.json())
@@ -80,7 +80,7 @@ describe('recognition segments of readable size, on a real meeting recording', (
     }
     expect(body.segments.map((s) => s.text).join(' ')).toBe(body.text)
 
-    // Turns are exactly what the spec's rules make of these segments and the diarizer's spans.
+    // Turns are exactly what the contract's rules make of these segments and the diarizer's spans.
     const diarization = body.diarization
     expect(diarization?.status).toBe('completed')
     const spans = (diarization?.segments ?? []).map((s) => ({

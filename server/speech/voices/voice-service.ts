@@ -45,12 +45,12 @@ export interface VoiceServiceDeps {
   screen: (audio: Float32Array) => RecordingScreen
   /** Cosine similarity a sample must reach against its consent's recording (deployment setting). */
   verificationThreshold: number
-  /** The bounded cloning queue (spec 7, 8): its concurrency is the slot count, its size the waiters. */
+  /** The bounded cloning queue (contract 7, 8): its concurrency is the slot count, its size the waiters. */
   cloning: SlotPool
   cloningWaitMs: number
   /** The engine's current preparation version; voices prepared under another are prepared again on use. */
   preparationVersion?: string
-  /** How long a speech request waits for such a preparation before 503 (spec 3: about 25 s). */
+  /** How long a speech request waits for such a preparation before 503 (contract 3: about 25 s). */
   preparationDeadlineMs: number
 }
 
@@ -60,7 +60,7 @@ export type PreparedResult = { params: VoiceParams; language: string } | { retry
 const CLONING_QUEUE = 'cloning'
 
 /**
- * The rules of consents and saved voices (spec 3, 4.3–4.8): the consent recording's checks, speaker verification,
+ * The rules of consents and saved voices (contract 3, 4.3–4.8): the consent recording's checks, speaker verification,
  * the cloning queue, and voice preparation with its version. Routes do HTTP; the store does persistence.
  */
 export class VoiceService {
@@ -168,7 +168,7 @@ export class VoiceService {
   }
 
   /**
-   * A one-request clone (spec 4.2): prepared from the reference like a saved voice, never stored. It holds a
+   * A one-request clone (contract 4.2): prepared from the reference like a saved voice, never stored. It holds a
    * cloning slot for the whole request, released by the caller when the response ends.
    */
   async prepareReference(

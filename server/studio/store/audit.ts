@@ -1,12 +1,7 @@
+import type { AuditAction, AuditKind } from '../../../schema/index.ts'
 import type { StudioStorage } from './db.ts'
 
 /** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
-
-export const AUDIT_KINDS = ['consent', 'voice'] as const
-export type AuditKind = (typeof AUDIT_KINDS)[number]
-/** `revoked`: a voice that went with its consent's deletion. */
-export const AUDIT_ACTIONS = ['created', 'deleted', 'revoked'] as const
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export interface AuditEvent {
   id: number

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'react'
 import { SECOND_GEN_MODEL, type VoiceSettings } from '../../../schema/index.ts'
+import { explainError } from '../../api/error-text.ts'
 import {
   connectLiveSpeech,
   type LiveSpeechConnection,
   LiveSpeechError,
   type LiveSpeechProblem,
-} from '../../api/client.ts'
-import { explainError } from '../../api/error-text.ts'
+} from '../../api/live-speech.ts'
 import { prebufferFor, type StreamSource, usePlayback } from '../../state/playback.ts'
 import {
   EMPTY_LIVE_TEXT,

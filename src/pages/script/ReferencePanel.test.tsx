@@ -60,7 +60,7 @@ describe('checkReference', () => {
     const result = await checkReference(new Blob([wavOfSize(MAX_REFERENCE_BYTES + 1)]), 'long.wav')
     expect(result.ok).toBe(false)
     expect(!result.ok && result.message).toBe(
-      'long.wav is 10.00 MiB (10,485,761 bytes); a reference clip may be at most 10 MiB. Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
+      'long.wav is 10.1 MiB (10,485,761 bytes); a reference clip may be at most 10 MiB. Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
     )
   })
 
@@ -143,7 +143,7 @@ describe('ReferencePanel', () => {
     render(<Harness onChange={onChange} />)
     await user.upload(fileInput(), file(wavOfSize(MAX_REFERENCE_BYTES + 1), 'long.wav'))
     expect((await screen.findByRole('alert')).textContent).toMatch(
-      /^long\.wav is 10\.00 MiB \(10,485,761 bytes\)/,
+      /^long\.wav is 10\.1 MiB \(10,485,761 bytes\)/,
     )
     expect(onChange).not.toHaveBeenCalled()
   })

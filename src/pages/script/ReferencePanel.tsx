@@ -1,5 +1,6 @@
 import { type DragEvent, useEffect, useId, useRef, useState } from 'react'
 import {
+  formatBytes,
   MAX_REFERENCE_BYTES,
   sniffFormat,
   UPLOAD_FORMAT_NAMES,
@@ -14,7 +15,7 @@ import { useObjectUrl } from '../../components/useObjectUrl.ts'
 import { useRecordingMeter } from '../../components/useRecordingMeter.ts'
 import './reference.css'
 
-/** A line's reference clip (spec 4.2): the voice of one request, sent with it and never saved. */
+/** A line's reference clip (contract 4.2): the voice of one request, sent with it and never saved. */
 export interface Reference {
   blob: Blob
   filename: string
@@ -24,12 +25,6 @@ export interface Reference {
 }
 
 export type ReferenceCheck = { ok: true; format: UploadFormat } | { ok: false; message: string }
-
-const MIB = 1024 * 1024
-
-function sizeText(bytes: number): string {
-  return bytes < MIB ? `${Math.max(1, Math.round(bytes / 1024))} KiB` : `${(bytes / MIB).toFixed(1)} MiB`
-}
 
 /**
  * Whether the service will take `file` as a reference clip, judged as it judges: its size against the 10 MiB limit,
@@ -41,7 +36,7 @@ export async function checkReference(file: Blob, name: string): Promise<Referenc
   if (file.size > MAX_REFERENCE_BYTES) {
     return {
       ok: false,
-      message: `${name} is ${(file.size / MIB).toFixed(2)} MiB (${file.size.toLocaleString('en')} bytes); a reference clip may be at most ${MAX_REFERENCE_BYTES / MIB} MiB. Use a shorter clip, or a compressed format such as MP3, OGG or WebM.`,
+      message: `${name} is ${formatBytes(file.size)} (${file.size.toLocaleString('en')} bytes); a reference clip may be at most ${formatBytes(MAX_REFERENCE_BYTES)}. Use a shorter clip, or a compressed format such as MP3, OGG or WebM.`,
     }
   }
   const format = sniffFormat(new Uint8Array(await file.arrayBuffer()))
@@ -113,7 +108,7 @@ export function ReferencePanel({
     }
     // A new clip's words are not the old clip's: the transcript starts empty.
     onChange({ blob: clip, filename, format: check.format })
-    setAnnouncement(`Reference clip attached: ${filename}, ${sizeText(clip.size)}.`)
+    setAnnouncement(`Reference clip attached: ${filename}, ${formatBytes(clip.size)}.`)
   }
 
   async function startRecording() {
@@ -164,7 +159,7 @@ export function ReferencePanel({
       <p className="hint" id={`${id}-hint`}>
         The line is spoken in the voice of this clip, for this request only; it is never saved. Use{' '}
         {VOICE_SAMPLE_MIN_SECONDS} to {VOICE_SAMPLE_MAX_SECONDS} seconds of one person speaking clearly with
-        little noise: {UPLOAD_FORMATS_IN_WORDS}, at most {MAX_REFERENCE_BYTES / MIB} MiB.
+        little noise: {UPLOAD_FORMATS_IN_WORDS}, at most {formatBytes(MAX_REFERENCE_BYTES)}.
       </p>
       {/* biome-ignore lint/a11y/noStaticElementInteractions: dropping is the mouse's way in; the file field is the keyboard's */}
       <div
@@ -232,7 +227,7 @@ export function ReferencePanel({
             {' · '}
             {UPLOAD_FORMAT_NAMES[value.format]}
             {' · '}
-            {sizeText(value.blob.size)}
+            {formatBytes(value.blob.size)}
             {seconds !== null && ` · ${formatClock(seconds * 1000)}`}
           </p>
           <div className="buttons">

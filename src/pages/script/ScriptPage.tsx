@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo, useState } from 'react'
-import { builtinVoiceLanguage, type ResponseFormat } from '../../../schema/index.ts'
-import { listScripts, listVoices } from '../../api/client.ts'
+import { builtinVoiceLanguage, type ResponseFormat, SECOND_GEN_MODEL } from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
+import { scriptListQuery } from '../../api/scripts.ts'
 import { scriptTakesQuery } from '../../api/takes.ts'
+import { voiceCatalogQuery } from '../../api/voices.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { PlaybackStats } from '../../components/PlaybackStats.tsx'
 import { saveBlob } from '../../components/saveBlob.ts'
@@ -96,15 +97,9 @@ export function ScriptPage() {
     return () => controller.abort()
   }, [storedTakes.data])
 
-  const scripts = useQuery({
-    queryKey: ['scripts', script.id, script.revision === null],
-    queryFn: ({ signal }) => listScripts(signal),
-  })
-  // The organization's saved voices come from the service's catalog; the voices page invalidates keys under 'voices'.
-  const catalog = useQuery({
-    queryKey: ['voices', 'svc-tts-2-latest'],
-    queryFn: ({ signal }) => listVoices('svc-tts-2-latest', signal),
-  })
+  const scripts = useQuery(scriptListQuery({ id: script.id, saved: script.revision !== null }))
+  // The organization's saved voices come from the service's catalog; the voices page invalidates VOICES_KEY.
+  const catalog = useQuery(voiceCatalogQuery(SECOND_GEN_MODEL))
   const savedVoices = useMemo(
     () => (catalog.data ?? []).filter((v) => v.type === 'saved').map((v) => ({ id: v.id, name: v.name })),
     [catalog.data],

@@ -89,7 +89,7 @@ function sameAsScriptText(script: VoiceSettings, mode: Mode | undefined, field: 
 
 /**
  * The script's voice settings. A field left "from preset" (or default) is left out of the settings, which is not the
- * same as sending the preset's value: the service applies its own preset for the mode then in force (spec 2.8).
+ * same as sending the preset's value: the service applies its own preset for the mode then in force (contract 2.8).
  */
 export function SettingsForm({ value, onChange, savedVoices, onSample, idPrefix }: SettingsFormProps) {
   const generatedId = useId()

@@ -72,7 +72,7 @@ const STATUS_TEXT: Record<Take['status'], string> = {
   incomplete: 'Incomplete',
 }
 
-/** A labelled choice of the six response formats (spec 2.6). */
+/** A labelled choice of the six response formats (contract 2.6). */
 export function FormatSelect({
   label,
   value,
@@ -318,7 +318,12 @@ export function TakeList({
                   >
                     Rename
                   </button>
-                  <button type="button" aria-label={`Delete ${name}`} onClick={() => del(take)}>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Delete ${name}`}
+                    onClick={() => del(take)}
+                  >
                     Delete
                   </button>
                 </div>

@@ -35,7 +35,7 @@ const radioNames = () => screen.getAllByRole('radio').map((r) => r.getAttribute(
 afterEach(cleanup)
 
 describe('VoicePicker', () => {
-  it('lists the model’s catalog in the spec’s groups, the chosen voice checked', () => {
+  it('lists the model’s catalog in the contract’s groups, the chosen voice checked', () => {
     render(<Harness model="svc-tts-2-latest" initial="eleanor_somber_female_32" />)
     expect(radioNames()).toEqual(SECOND_GEN_VOICES.map((v) => v.id))
     const groups = screen.getAllByRole('group').map((g) => g.querySelector('legend')?.textContent)

@@ -3,7 +3,7 @@ import { builtinVoicesFor, isSecondGen, type ModelId, type VoiceGroup } from '..
 import { isSavedVoice } from './settings.ts'
 import './settings.css'
 
-/** The catalog's groups as the spec numbers them (2.2), and the organization's saved voices. */
+/** The catalog's groups as the contract numbers them (2.2), and the organization's saved voices. */
 export const GROUP_LABELS: Record<VoiceGroup | 'saved', string> = {
   character: 'Character voices (01–09)',
   counterpart: '0.8 counterparts (10–17)',
@@ -28,7 +28,7 @@ interface VoiceOption {
   description: string
 }
 
-/** Saved voices speak English only (spec 2.2). */
+/** Saved voices speak English only (contract 2.2). */
 const SAVED_LANGUAGE = 'en'
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' })

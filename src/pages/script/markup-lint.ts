@@ -1,5 +1,5 @@
 /**
- * What the model will make of a script's inline markup (spec 2.7), for the editor's highlighting and its list of
+ * What the model will make of a script's inline markup (contract 2.7), for the editor's highlighting and its list of
  * issues. What counts as a tag or as emphasis comes from `findMarkup` in schema/markup.ts, the engine's own reading;
  * everything here explains the rest: bracketed text that will be spoken, parentheses that will not stress anything,
  * and emotion tags placed where they colour little or nothing.

@@ -1,7 +1,7 @@
 import { create } from 'zustand'
 import { SECOND_GEN_MODEL, type SpeechRequest, type VoiceSettings } from '../../../schema/index.ts'
 import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.ts'
-import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/client.ts'
+import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/speech.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { prebufferFor, usePlayback } from '../../state/playback.ts'
 import type { Reference } from './ReferencePanel.tsx'

@@ -8,7 +8,7 @@ import {
   SECOND_GEN_MODEL,
   type VoiceSettings,
 } from '../../../schema/index.ts'
-import { createScript, getScript, listScripts, ScriptConflictError, saveScript } from '../../api/client.ts'
+import { createScript, getScript, listScripts, ScriptConflictError, saveScript } from '../../api/scripts.ts'
 import { linesToText, newLineId, reconcileLines } from './line-ids.ts'
 
 /**

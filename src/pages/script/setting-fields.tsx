@@ -256,7 +256,7 @@ function decodingStart(settings: SettingsFields, field: DecodingField): number {
 
 interface DecodingFieldsetProps {
   idPrefix: string
-  /** The model the settings go to: the 0.8 models ignore everything here (spec 2.1 rule 4). */
+  /** The model the settings go to: the 0.8 models ignore everything here (contract 2.1 rule 4). */
   model: ModelId
   modeFallback: Fallback
   fallback(field: DecodingField): Fallback

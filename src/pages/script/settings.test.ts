@@ -163,7 +163,7 @@ describe('presetValue', () => {
     expect(presetValue('stable', 'max_new_tokens')).toBeUndefined()
   })
 
-  it('describes a preset in the order of the spec’s table', () => {
+  it('describes a preset in the order of the contract’s table', () => {
     expect(describePreset('expressive')).toBe('temperature 0.9 · top_p 0.9 · top_k 50 · min_p 0')
     expect(describePreset('stable')).toBe('temperature 0.8 · top_p 0.8 · top_k 50 · min_p 0')
   })

@@ -15,9 +15,9 @@ import {
 
 /** Voice settings of the script page: a line's effective settings, the request they make, their summary. */
 
-/** The mode the service uses when none is sent (spec 2.8). */
+/** The mode the service uses when none is sent (contract 2.8). */
 export const DEFAULT_MODE: Mode = 'expressive'
-/** The speed the service uses when none is sent (spec 2.1). */
+/** The speed the service uses when none is sent (contract 2.1). */
 export const DEFAULT_SPEED = 1
 
 export function isSavedVoice(voice: string): boolean {
@@ -65,7 +65,7 @@ export function sameSettings(a: LineOverride | undefined, b: LineOverride | unde
 
 /**
  * The request for `input` in these settings. Fields left unset stay out, so the service applies its own preset and
- * defaults (spec 2.8 rule 1); mode and decoding go only to the second generation, which alone reads them (2.1 rule 4).
+ * defaults (contract 2.8 rule 1); mode and decoding go only to the second generation, which alone reads them (2.1 rule 4).
  */
 export function toSpeechRequest(settings: VoiceSettings, input: string): SpeechRequest {
   const request: SpeechRequest = {

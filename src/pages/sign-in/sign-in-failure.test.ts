@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiRequestError } from '../../api/client.ts'
+import { ApiRequestError } from '../../api/http.ts'
 import { formatWait, signInFailure } from './sign-in-failure.ts'
 
 describe('signInFailure', () => {

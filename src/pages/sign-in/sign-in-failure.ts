@@ -1,4 +1,4 @@
-import { ApiRequestError } from '../../api/client.ts'
+import { ApiRequestError } from '../../api/http.ts'
 
 export function formatWait(seconds: number): string {
   if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
-import type { LabelEdits } from '../../api/client.ts'
+import type { LabelEdits } from '../../api/transcripts.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
 import {

@@ -1,16 +1,12 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { deleteTranscript, listTranscripts } from '../../api/client.ts'
+import { deleteTranscript, transcriptListQuery } from '../../api/transcripts.ts'
 import { useReview } from './review-store.ts'
 import { clock } from './turns.ts'
 
 /** The organization's saved transcripts, newest first; open one to review it with its audio. */
 export function SavedTranscripts() {
-  const { data, error, isPending } = useQuery({
-    queryKey: ['transcripts'],
-    queryFn: ({ signal }) => listTranscripts(signal),
-    staleTime: 10_000,
-  })
+  const { data, error, isPending } = useQuery(transcriptListQuery)
   const queryClient = useQueryClient()
   const openId = useReview((s) => s.open?.transcript.id ?? null)
   const loading = useReview((s) => s.loading)
@@ -69,6 +65,7 @@ export function SavedTranscripts() {
                     </button>
                     <button
                       type="button"
+                      className="danger"
                       aria-label={`Delete ${t.name}`}
                       onClick={async () => {
                         if (!window.confirm(`Delete the transcript of ${t.name} and its recording?`)) return
@@ -79,7 +76,7 @@ export function SavedTranscripts() {
                         } catch (err) {
                           setDeleteError(`Could not delete ${t.name}: ${(err as Error).message}`)
                         }
-                        void queryClient.invalidateQueries({ queryKey: ['transcripts'] })
+                        void queryClient.invalidateQueries({ queryKey: transcriptListQuery.queryKey })
                       }}
                     >
                       Delete

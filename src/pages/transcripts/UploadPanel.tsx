@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { type DragEvent, type FormEvent, useRef, useState } from 'react'
 import { formatBytes, MAX_TRANSCRIPTION_FILE_BYTES } from '../../../schema/index.ts'
-import { transcribeAndSave } from '../../api/client.ts'
 import { explainError } from '../../api/error-text.ts'
+import { transcribeAndSave, transcriptListQuery } from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
 import { useReview } from './review-store.ts'
 import {
@@ -82,7 +82,7 @@ export function UploadPanel() {
         },
       )
       setPhase('done')
-      void queryClient.invalidateQueries({ queryKey: ['transcripts'] })
+      void queryClient.invalidateQueries({ queryKey: transcriptListQuery.queryKey })
       await useReview.getState().load(id, await peaks)
     } catch (err) {
       if (abort.signal.aborted) {

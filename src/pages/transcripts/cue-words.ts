@@ -4,7 +4,7 @@ import { type CueWord, wordsOverSpan } from '../../../schema/subtitle-cues.ts'
 /**
  * Word times for an entry's text, so that the subtitle exports can cut turns into cues at word boundaries. The
  * service's verbose_json carries every word with its time; a turn's text is the text of the transcript segments it
- * received (spec 4.12), so its words are found among the recognized words near the turn, in order. Pure.
+ * received (contract 4.12), so its words are found among the recognized words near the turn, in order. Pure.
  */
 
 /** The result's timed words (verbose_json `words`), in time order; none for a json result or an older save. */

@@ -1,8 +1,8 @@
 import { EMOTION_TAGS, MAX_EMPHASIS_CHARS, SOUND_TAGS } from '../../../schema/index.ts'
 
 /**
- * Enrichment markup in transcript text (spec 6.4: emotion, pause, emphasis; "tag name case varies in output, so match
- * case-insensitively"), split into pieces the page shows as tags. The tag vocabulary is the markup's (spec 2.7):
+ * Enrichment markup in transcript text (contract 6.4: emotion, pause, emphasis; "tag name case varies in output, so match
+ * case-insensitively"), split into pieces the page shows as tags. The tag vocabulary is the markup's (contract 2.7):
  * emotions in square brackets, sounds (pause among them) in angle brackets, emphasis in triple parentheses. Either
  * bracket is accepted for a known name, since transcripts are less regular than scripts. Anything else is text.
  */

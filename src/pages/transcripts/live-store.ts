@@ -1,5 +1,6 @@
 import { create } from 'zustand'
-import { connectLiveTranscription, type LiveConnection } from '../../api/client.ts'
+import { connectLiveTranscription, type LiveConnection } from '../../api/live-transcription.ts'
+import { transcriptListQuery } from '../../api/transcripts.ts'
 import { MicCapture } from '../../audio/mic-capture.ts'
 import { queryClient } from '../../state/query-client.ts'
 import { drained, INITIAL_LIVE, isStopNoise, type LiveState, liveReducer } from './live.ts'
@@ -69,7 +70,10 @@ export const useLive = create<LiveStore>((set, get) => {
             void release()
             // The backend keeps the session as a saved transcript when it closes.
             if (opened)
-              setTimeout(() => void queryClient.invalidateQueries({ queryKey: ['transcripts'] }), 300)
+              setTimeout(
+                () => void queryClient.invalidateQueries({ queryKey: transcriptListQuery.queryKey }),
+                300,
+              )
             if (!opened) {
               reject(
                 new Error(

@@ -1,5 +1,5 @@
 /**
- * The state of a live transcription session, folded from the service's realtime events (spec 6.4). Pure: the
+ * The state of a live transcription session, folded from the service's realtime events (contract 6.4). Pure: the
  * store feeds it parsed events and the page renders the result.
  *
  * Words arrive as `…transcription.delta` per item; `…completed` gives the item's final transcript; the speakers event,

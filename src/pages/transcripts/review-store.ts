@@ -1,8 +1,8 @@
 import { create } from 'zustand'
 import type { CueWord } from '../../../schema/subtitle-cues.ts'
 import { EMPTY_EDITS } from '../../../schema/transcripts.ts'
+import { ApiRequestError } from '../../api/http.ts'
 import {
-  ApiRequestError,
   getTranscript,
   type LabelEdits,
   LabelsConflictError,
@@ -10,7 +10,7 @@ import {
   type SavedTranscript,
   saveTranscriptLabels,
   saveTranscriptPeaks,
-} from '../../api/client.ts'
+} from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
 import { resultWords } from './cue-words.ts'
 import {

@@ -146,7 +146,7 @@ export function overlap(a0: number, a1: number, b0: number, b1: number): number 
 }
 
 /**
- * For each span, the entry it overlaps most (the earlier one on a tie), or null when it overlaps none: the spec's
+ * For each span, the entry it overlaps most (the earlier one on a tie), or null when it overlaps none: the contract's
  * rule for a segment straddling a speaker change (whole-segment attribution, no duplication, no loss), used here to
  * decide which turn a diarization span belongs to. Spans and entries may come in any order.
  */

@@ -33,7 +33,7 @@ const choice = (patch: Partial<DiarizationChoice>): DiarizationChoice => ({
   ...patch,
 })
 
-describe('diarizationFields (as spec 4.12 validates)', () => {
+describe('diarizationFields (as contract 4.12 validates)', () => {
   it.each([
     {
       name: 'off sends nothing, whatever was typed',

@@ -8,7 +8,7 @@ import {
 
 /**
  * What the upload form checks before sending (the service checks again): the file's size and format, and the
- * diarization options as spec 4.12 validates them. Pure.
+ * diarization options as contract 4.12 validates them. Pure.
  */
 
 export const ACCEPT = TRANSCRIPTION_EXTENSIONS.map((e) => `.${e}`).join(',')

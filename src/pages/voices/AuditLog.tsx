@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import type { AuditEvent } from '../../api/client.ts'
+import type { AuditEvent } from '../../api/audit.ts'
 import { describeFailure } from './failures.ts'
 import { FailureMessage, IdBadge, When } from './parts.tsx'
 import { useAuditLog } from './queries.ts'

@@ -1,86 +1,77 @@
+import { zodResolver } from '@hookform/resolvers/zod'
 import { useQueryClient } from '@tanstack/react-query'
-import { useId, useRef, useState } from 'react'
+import { useId } from 'react'
+import { FormProvider, type Resolver, useForm } from 'react-hook-form'
 import {
   CONSENT_MAX_SECONDS,
   CONSENT_MIN_SECONDS,
   CONSENT_PHRASE,
   CONSENT_RECORDING_MAX_BYTES,
-  NAME_MAX_CHARS,
 } from '../../../schema/index.ts'
-import { createConsent } from '../../api/client.ts'
-import { type AudioClip, AudioInput } from './AudioInput.tsx'
+import { createConsent } from '../../api/consents.ts'
 import { describeFailure, type Failure } from './failures.ts'
+import { ClipSection, NameField, useFailureFocus } from './form-parts.tsx'
+import { type ConsentFields, type ConsentInput, consentFormSchema } from './form-schemas.ts'
 import { checkLanguageTag } from './format.ts'
-import { FailureMessage, UploadProgressBar, useDeferredFocus } from './parts.tsx'
 import { refreshAfterChange } from './queries.ts'
+import { useSave } from './useSave.ts'
 
-interface FieldErrors {
-  name?: string
-  language?: string
-  clip?: string
+const resolver = zodResolver(consentFormSchema) as Resolver<ConsentFields, unknown, ConsentInput>
+
+/** The fields a service failure can point at, by the form field that holds each. */
+const FAILURE_FIELDS: Partial<Record<NonNullable<Failure['field']>, keyof ConsentFields>> = {
+  name: 'name',
+  language: 'language',
+  transcript: 'transcript',
+  recording: 'clip',
 }
 
 /** Record (or upload) the owner of a voice reading the consent phrase, and save it as a consent. */
 export function ConsentForm() {
   const id = useId()
   const queryClient = useQueryClient()
-  const [name, setName] = useState('')
-  const [language, setLanguage] = useState('en-US')
-  const [transcript, setTranscript] = useState('')
-  const [clip, setClip] = useState<AudioClip | null>(null)
-  const [errors, setErrors] = useState<FieldErrors>({})
-  const [failure, setFailure] = useState<Failure | null>(null)
-  const [progress, setProgress] = useState<number | null>(null)
-  const [saved, setSaved] = useState('')
-  const nameRef = useRef<HTMLInputElement>(null)
-  const languageRef = useRef<HTMLInputElement>(null)
-  const transcriptRef = useRef<HTMLTextAreaElement>(null)
-  const clipRef = useRef<HTMLButtonElement | HTMLInputElement>(null)
-  const busy = progress !== null
-  const focusLater = useDeferredFocus(busy)
+  const form = useForm<ConsentFields, unknown, ConsentInput>({
+    resolver,
+    defaultValues: { name: '', language: 'en-US', clip: null, transcript: '' },
+  })
+  const {
+    register,
+    handleSubmit,
+    reset,
+    getValues,
+    setValue,
+    setFocus,
+    trigger,
+    formState: { errors },
+  } = form
+  const save = useSave(
+    'the consent',
+    {
+      checking: 'Checking the recording…',
+      slow: 'The service may be checking other recordings first. Keep waiting, or cancel.',
+    },
+    () => void refreshAfterChange(queryClient),
+  )
+  const { busy } = save
 
-  async function submit() {
-    setFailure(null)
-    setSaved('')
-    const checked = checkLanguageTag(language)
-    const next: FieldErrors = {
-      name: name.trim() ? undefined : 'Enter the name of the voice’s owner.',
-      language: checked.problem ?? undefined,
-      clip: !clip ? 'Record the phrase or choose a file first.' : (clip.problem ?? undefined),
-    }
-    setErrors(next)
-    if (next.name) return nameRef.current?.focus()
-    if (next.language) return languageRef.current?.focus()
-    if (next.clip || !clip || !checked.tag) return clipRef.current?.focus()
+  useFailureFocus(save, setFocus, FAILURE_FIELDS)
 
-    setProgress(0)
-    try {
-      const consent = await createConsent(
-        {
-          name: name.trim(),
-          language: checked.tag,
-          recording: { blob: clip.blob, filename: clip.filename },
-          transcript: transcript.trim() || undefined,
-        },
-        { onProgress: (p) => setProgress(p.total > 0 ? p.loaded / p.total : 0) },
-      )
-      setSaved(`Consent for “${consent.name}” saved. You can now create voices bound to it.`)
-      setName('')
-      setTranscript('')
-      setClip(null)
-      setErrors({})
-      await refreshAfterChange(queryClient)
-    } catch (err) {
-      const f = describeFailure(err, 'consent')
-      setFailure(f)
-      if (f.field === 'name') focusLater(nameRef)
-      else if (f.field === 'language') focusLater(languageRef)
-      else if (f.field === 'transcript') focusLater(transcriptRef)
-      else if (f.field === 'recording') focusLater(clipRef)
-    } finally {
-      setProgress(null)
-    }
-  }
+  const onSubmit = handleSubmit((input) =>
+    save.start({
+      send: (opts) =>
+        createConsent(
+          { name: input.name, language: input.language, recording: input.clip, transcript: input.transcript },
+          opts,
+        ),
+      saved: async (consent) => {
+        // The language stays: the next consent is most often in the same one.
+        reset({ name: '', language: input.language, clip: null, transcript: '' })
+        await refreshAfterChange(queryClient)
+        return `Consent for “${consent.name}” saved. You can now create voices bound to it.`
+      },
+      failed: (err) => describeFailure(err, 'consent'),
+    }),
+  )
 
   return (
     <section aria-labelledby={`${id}-heading`} className="panel">
@@ -93,105 +84,56 @@ export function ConsentForm() {
           {CONSENT_PHRASE}
         </blockquote>
       </figure>
-      <form
-        className="voice-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault()
-          if (!busy) void submit()
-        }}
-      >
-        <div className="field">
-          <label htmlFor={`${id}-name`}>Name of the voice’s owner</label>
-          <input
-            ref={nameRef}
-            id={`${id}-name`}
-            value={name}
-            maxLength={NAME_MAX_CHARS}
-            autoComplete="off"
-            disabled={busy}
-            aria-invalid={errors.name ? true : undefined}
-            aria-describedby={errors.name ? `${id}-name-error` : undefined}
-            onChange={(e) => setName(e.target.value)}
-          />
-          {errors.name && (
-            <span id={`${id}-name-error`} className="field-error">
-              {errors.name}
+      <FormProvider {...form}>
+        <form
+          className="voice-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault()
+            if (!busy) void onSubmit(e)
+          }}
+        >
+          <NameField label="Name of the voice’s owner" disabled={busy} />
+          <div className="field">
+            <label htmlFor={`${id}-language`}>Language of the recording</label>
+            <input
+              id={`${id}-language`}
+              autoComplete="off"
+              spellCheck={false}
+              disabled={busy}
+              aria-invalid={errors.language ? true : undefined}
+              aria-describedby={`${id}-language-hint${errors.language ? ` ${id}-language-error` : ''}`}
+              {...register('language', {
+                // Leaving the field puts a good tag in canonical case, or says at once what is wrong with it.
+                onBlur: () => {
+                  const checked = checkLanguageTag(getValues('language'))
+                  if (checked.tag) setValue('language', checked.tag)
+                  void trigger('language')
+                },
+              })}
+            />
+            <span id={`${id}-language-hint`} className="hint">
+              A language tag such as en-US, en-GB or de-DE.
             </span>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-language`}>Language of the recording</label>
-          <input
-            ref={languageRef}
-            id={`${id}-language`}
-            value={language}
-            autoComplete="off"
-            spellCheck={false}
-            disabled={busy}
-            aria-invalid={errors.language ? true : undefined}
-            aria-describedby={`${id}-language-hint${errors.language ? ` ${id}-language-error` : ''}`}
-            onChange={(e) => setLanguage(e.target.value)}
-            onBlur={() => {
-              const checked = checkLanguageTag(language)
-              if (checked.tag) setLanguage(checked.tag)
-              setErrors((prev) => ({ ...prev, language: checked.problem ?? undefined }))
-            }}
-          />
-          <span id={`${id}-language-hint`} className="hint">
-            A language tag such as en-US, en-GB or de-DE.
-          </span>
-          {errors.language && (
-            <span id={`${id}-language-error`} className="field-error">
-              {errors.language}
-            </span>
-          )}
-        </div>
-        <div className="wide">
-          <AudioInput
+            {errors.language && (
+              <span id={`${id}-language-error`} className="field-error">
+                {errors.language.message}
+              </span>
+            )}
+          </div>
+          <ClipSection
             legend="Consent recording"
             range={{ minSeconds: CONSENT_MIN_SECONDS, maxSeconds: CONSENT_MAX_SECONDS }}
             maxBytes={CONSENT_RECORDING_MAX_BYTES}
             basename="consent"
-            clip={clip}
-            onClip={(next) => {
-              setClip(next)
-              setErrors((prev) => ({ ...prev, clip: undefined }))
-            }}
-            disabled={busy}
-            error={errors.clip}
-            firstControlRef={clipRef}
+            transcriptLabel="Transcript (optional)"
+            transcriptHint="Leave empty and the service listens to the recording to check the phrase. Fill it in (with the phrase as spoken) only when the service cannot recognize speech."
+            save={save}
+            submitLabel="Save consent"
+            busyLabel="Saving consent…"
           />
-        </div>
-        <div className="field wide">
-          <label htmlFor={`${id}-transcript`}>Transcript (optional)</label>
-          <textarea
-            ref={transcriptRef}
-            id={`${id}-transcript`}
-            rows={2}
-            value={transcript}
-            disabled={busy}
-            aria-describedby={`${id}-transcript-hint`}
-            onChange={(e) => setTranscript(e.target.value)}
-          />
-          <span id={`${id}-transcript-hint`} className="hint">
-            Leave empty and the service listens to the recording to check the phrase. Fill it in (with the
-            phrase as spoken) only when the service cannot recognize speech.
-          </span>
-        </div>
-        <div className="wide">
-          {progress !== null && <UploadProgressBar fraction={progress} checking="Checking the recording…" />}
-          {failure && <FailureMessage failure={failure} />}
-          <p aria-live="polite" className="success">
-            {saved}
-          </p>
-          <div className="buttons">
-            <button type="submit" aria-disabled={busy || undefined}>
-              {busy ? 'Saving consent…' : 'Save consent'}
-            </button>
-          </div>
-        </div>
-      </form>
+        </form>
+      </FormProvider>
     </section>
   )
 }

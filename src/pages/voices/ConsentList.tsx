@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
-import { deleteConsent, type VoiceConsent } from '../../api/client.ts'
+import { deleteConsent, type VoiceConsent } from '../../api/consents.ts'
 import { describeFailure } from './failures.ts'
 import { consentCount } from './format.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
@@ -109,7 +109,7 @@ export function ConsentList({ origins }: { origins: Origins | undefined }) {
                   <div className="buttons">
                     <button
                       type="button"
-                      className="danger-outline"
+                      className="danger"
                       aria-label={`Revoke ${consent.name}`}
                       onClick={() => {
                         revoke.reset()

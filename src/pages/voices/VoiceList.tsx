@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
-import { deleteVoice, SAVED_VOICE_MODEL, type SavedCatalogVoice } from '../../api/client.ts'
+import { deleteVoice, SAVED_VOICE_MODEL, type SavedCatalogVoice } from '../../api/voices.ts'
 import { usePlayback } from '../../state/playback.ts'
 import { describeFailure } from './failures.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
@@ -155,7 +155,7 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
                   </button>
                   <button
                     type="button"
-                    className="danger-outline"
+                    className="danger"
                     aria-label={`Delete ${voice.name}`}
                     onClick={() => {
                       remove.reset()

@@ -4,8 +4,8 @@ import {
   formatBytes,
   VOICE_SAMPLE_MAX_BYTES,
 } from '../../../schema/index.ts'
-import { ApiRequestError } from '../../api/client.ts'
 import { clipProblem, explainError, paramOf, serviceWords, VOICE_GONE_TITLE } from '../../api/error-text.ts'
+import { ApiRequestError } from '../../api/http.ts'
 
 /**
  * What a failed consent or voice request means, in plain words, and what to do next. The service's own message is

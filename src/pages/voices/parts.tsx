@@ -1,6 +1,6 @@
 import { type ReactNode, type RefObject, useEffect, useId, useRef, useState } from 'react'
 import type { Role } from '../../../schema/index.ts'
-import type { AuditEvent } from '../../api/client.ts'
+import type { AuditEvent } from '../../api/audit.ts'
 import { ROLE_LABELS } from '../../state/pages.ts'
 import type { Failure } from './failures.ts'
 import { formatWhen, shortId } from './format.ts'
@@ -162,36 +162,10 @@ export function ConfirmDialog({
         <button ref={cancelRef} type="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm} disabled={busy || !canConfirm}>
+        <button type="button" className="primary danger" onClick={onConfirm} disabled={busy || !canConfirm}>
           {busy ? busyLabel : confirmLabel}
         </button>
       </div>
     </dialog>
   )
-}
-
-/** An upload's progress: the bar while bytes go out, then a note while the service checks the audio. */
-export function UploadProgressBar({ fraction, checking }: { fraction: number; checking: string }) {
-  const id = useId()
-  const done = fraction >= 1
-  return (
-    <div className="upload-progress">
-      <label htmlFor={id}>{done ? checking : `Uploading… ${Math.round(fraction * 100)}%`}</label>
-      <progress id={id} max={1} value={done ? undefined : fraction} />
-    </div>
-  )
-}
-
-/**
- * Focuses an element once `blocked` is false: after a failed request the form's fields are still disabled when
- * the failure arrives, and a disabled field cannot take focus.
- */
-export function useDeferredFocus(blocked: boolean) {
-  const [target, setTarget] = useState<RefObject<HTMLElement | null> | null>(null)
-  useEffect(() => {
-    if (!target || blocked) return
-    target.current?.focus()
-    setTarget(null)
-  }, [target, blocked])
-  return setTarget
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { capacityDelayMs } from '../../api/capacity-retry.ts'
-import { ApiRequestError } from '../../api/client.ts'
+import { ApiRequestError } from '../../api/http.ts'
 import { describeFailure, isCreationBusy } from './failures.ts'
+import { consentFormSchema, voiceFormSchema } from './form-schemas.ts'
 import { checkLanguageTag, consentCount, shortId, VOICE_CREATION_RETRY } from './format.ts'
 
 function serviceError(status: number, code: string | null, param: string | null, message = 'Refused.') {
@@ -142,5 +143,71 @@ describe('consentCount', () => {
     expect(consentCount({ loaded: 20, more: true, search: 'ann', matching: 2 })).toBe(
       '2 of the 20 loaded consents match “ann”.',
     )
+  })
+})
+
+describe('the forms’ checks', () => {
+  const clip = (problem: string | null = null) => ({
+    blob: new Blob(['x']),
+    filename: 'sample.webm',
+    seconds: 3,
+    source: 'recorded' as const,
+    problem,
+  })
+  const messages = (result: { error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
+    Object.fromEntries((result.error?.issues ?? []).map((i) => [i.path.join('.'), i.message]))
+
+  it('shows every problem of the voice form at once, the consent message fitting the list', () => {
+    const empty = { name: ' ', binding: 'consent' as const, consent: '', clip: null, transcript: '' }
+    expect(messages(voiceFormSchema({ consentsExist: true }).safeParse(empty))).toEqual({
+      name: 'Enter a name for the voice.',
+      consent: 'Choose the consent of the person in the sample.',
+      clip: 'Record a sample or choose a file first.',
+    })
+    expect(messages(voiceFormSchema({ consentsExist: false }).safeParse(empty)).consent).toBe(
+      'There is no consent yet: record one above, or choose the extension form.',
+    )
+    const tooShort = { ...empty, name: 'Ada', binding: 'extension' as const, clip: clip('Too short.') }
+    expect(messages(voiceFormSchema({ consentsExist: true }).safeParse(tooShort))).toEqual({
+      clip: 'Too short.',
+    })
+  })
+
+  it('sends a voice trimmed, with its consent only when bound, and no empty transcript', () => {
+    const sample = clip()
+    const bound = voiceFormSchema({ consentsExist: true }).parse({
+      name: ' Ada ',
+      binding: 'consent',
+      consent: 'cons_1',
+      clip: sample,
+      transcript: '  ',
+    })
+    expect(bound).toEqual({
+      name: 'Ada',
+      consent: 'cons_1',
+      sample: { blob: sample.blob, filename: 'sample.webm' },
+      transcript: undefined,
+    })
+    const free = voiceFormSchema({ consentsExist: true }).parse({
+      name: 'Ada',
+      binding: 'extension',
+      consent: 'cons_1',
+      clip: sample,
+      transcript: ' Hello. ',
+    })
+    expect(free).toMatchObject({ consent: null, transcript: 'Hello.' })
+  })
+
+  it('checks and canonicalizes the consent’s language tag', () => {
+    expect(
+      consentFormSchema.parse({ name: 'Ada', language: 'en-gb', clip: clip(), transcript: '' }).language,
+    ).toBe('en-GB')
+    expect(
+      messages(consentFormSchema.safeParse({ name: '', language: 'english', clip: null, transcript: '' })),
+    ).toEqual({
+      name: 'Enter the name of the voice’s owner.',
+      language: '"english" is not a language tag of the form xx or xx-XX, such as en, en-US or de-DE.',
+      clip: 'Record the phrase or choose a file first.',
+    })
   })
 })

@@ -1,0 +1,45 @@
+import { z } from 'zod'
+
+/**
+ * The studio backend's audit trail of consents and voices (`GET /api/audit`, `GET /api/audit/origins`): who created,
+ * deleted or revoked which, and when. Spec-free: the studio's own contract.
+ */
+
+export const AUDIT_KINDS = ['consent', 'voice'] as const
+export type AuditKind = (typeof AUDIT_KINDS)[number]
+/** `revoked`: a voice that went with its consent's deletion. */
+export const AUDIT_ACTIONS = ['created', 'deleted', 'revoked'] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+export const auditEventSchema = z.object({
+  id: z.number().int(),
+  /** Unix time in seconds. */
+  at: z.number().int(),
+  /** The studio user who made the change (a later removal of the user leaves the name here). */
+  user: z.string(),
+  role: z.string(),
+  kind: z.enum(AUDIT_KINDS),
+  action: z.enum(AUDIT_ACTIONS),
+  /** The service's id of the consent or voice. */
+  upstream_id: z.string(),
+  name: z.string().nullable(),
+  /** For voices: the consent the voice was bound to, when known. */
+  consent_id: z.string().nullable(),
+})
+export type AuditEvent = z.infer<typeof auditEventSchema>
+
+/** `GET /api/audit`: one page of the trail, newest first; `next_before` asks for the page after it. */
+export const auditPageSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(auditEventSchema),
+  has_more: z.boolean(),
+  next_before: z.number().int().nullable(),
+})
+export type AuditPage = z.infer<typeof auditPageSchema>
+
+/** `GET /api/audit/origins`: the creation event of every consent and voice still live. */
+export const auditOriginsSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(auditEventSchema),
+})
+export type AuditOrigins = z.infer<typeof auditOriginsSchema>
