@@ -160,6 +160,9 @@ for (const file of files) {
 const delaysFromAudioEnd: number[] = []
 const delaysFromSpeechEnd: number[] = []
 const delaysFromWords: number[] = []
+/** Live words: a segment's delta arrives this long after the audio of its first / its last word was sent. */
+const wordDelaysFirst: number[] = []
+const wordDelaysLast: number[] = []
 let turns = 0
 let unattributed = 0
 for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
@@ -179,8 +182,24 @@ for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const completedAt = new Map<string, number>()
   let speakersEvents = 0
   let commits = 0
+  /** Arrival of each delta of an item; delta k carries segment k of the item's completed event. */
+  const deltaArrivals = new Map<string, number[]>()
   socket.on('message', (data) => {
     const m = JSON.parse(String(data)) as Record<string, unknown>
+    if (m.type === 'conversation.item.input_audio_transcription.delta') {
+      const id = String(m.item_id)
+      deltaArrivals.set(id, [...(deltaArrivals.get(id) ?? []), performance.now()])
+    }
+    if (m.type === 'conversation.item.input_audio_transcription.completed') {
+      const arrivals = deltaArrivals.get(String(m.item_id)) ?? []
+      const segments = (m.segments ?? []) as Array<{ segment_start_ms: number; segment_end_ms: number }>
+      segments.forEach((seg, k) => {
+        const arrived = arrivals[k]
+        if (arrived === undefined) return
+        wordDelaysFirst.push(arrived - wallAt(seg.segment_start_ms))
+        wordDelaysLast.push(arrived - wallAt(seg.segment_end_ms))
+      })
+    }
     if (m.type === 'input_audio_buffer.speech_stopped')
       stoppedAt.set(String(m.item_id), Number(m.audio_end_ms))
     if (m.type === 'input_audio_buffer.committed') commits++
@@ -240,6 +259,10 @@ console.log(
 )
 const fmt = (values: number[]) =>
   `p50 ${percentile(values, 50).toFixed(0)} ms, p95 ${percentile(values, 95).toFixed(0)} ms (n=${values.length})`
+console.log(
+  `  a word spoken → its text on the socket (aim p50 ≤ 1.5 s, p95 ≤ 3 s), per recognized segment:\n` +
+    `    from its last word:  ${fmt(wordDelaysLast)}\n    from its first word: ${fmt(wordDelaysFirst)}`,
+)
 console.log(`  end of the turn's audio → speakers event: ${fmt(delaysFromAudioEnd)}`)
 console.log(`  the turn's words (completed) → speakers event: ${fmt(delaysFromWords)}`)
 console.log(

@@ -1,5 +1,5 @@
 import { PcmPlayer } from '../../src/audio/pcm-player.ts'
-import { PREBUFFER_MS } from '../../src/state/playback.ts'
+import { EARLIEST_START_MS, PREBUFFER_MS } from '../../src/state/playback.ts'
 import { analyseOutput, CLICK_THRESHOLD, type OutputFigures } from './analyse.ts'
 import { type FromTap, TAP_PROCESSOR, type ToTap } from './protocol.ts'
 import { ReferencePlayer } from './reference-player.ts'
@@ -67,10 +67,13 @@ let reference: ReferencePlayer
 let referenceTap: Tap
 let chunks: Int16Array[] = []
 let prebufferMs = PREBUFFER_MS
+/** The app starts early from this much audio when it arrives well ahead of playback; a prebuffer override is fixed. */
+let earliestMs = EARLIEST_START_MS
 
 /** `prebufferOverride`: try another prebuffer for ours than the app's (PREBUFFER_MS=… on the command line). */
 async function setup(chunkFrames: number, prebufferOverride: number | null) {
   prebufferMs = prebufferOverride ?? PREBUFFER_MS
+  earliestMs = prebufferOverride ?? Math.min(PREBUFFER_MS, EARLIEST_START_MS)
   const pcm = new Int16Array(await (await fetch('./speech.pcm')).arrayBuffer())
   // Copies, not views: a posted view would clone the whole stream's buffer with it.
   chunks = []
@@ -89,6 +92,7 @@ async function setup(chunkFrames: number, prebufferOverride: number | null) {
   referenceTap = new Tap(reference.context)
   return {
     prebufferMs,
+    earliestMs,
     appPrebufferMs: PREBUFFER_MS,
     oursRate: inside.context.sampleRate,
     referenceRate: reference.context.sampleRate,
@@ -101,7 +105,7 @@ async function run(arrivals: number[]): Promise<RunFigures> {
   const seconds = chunks.reduce((n, c) => n + c.length, 0) / 24_000 + (arrivals.at(-1) ?? 0) / 1000 + 3
   const oursFirst = oursTap.arm(seconds)
   const referenceFirst = referenceTap.arm(seconds)
-  ours.start({ prebufferMs })
+  ours.start({ prebufferMs, earliestMs })
   reference.start(referenceTap.node)
 
   const t0 = performance.now() + 20

@@ -149,4 +149,79 @@ describe('JitterBuffer at the edges of an underrun', () => {
     const played = out.slice(-10)
     expect(played.every((q) => q.every((s) => Math.abs(s - 0.8) < 1e-6))).toBe(true)
   })
+
+  describe('early start (adaptive prebuffer)', () => {
+    /** Feeds `chunkFrames` every `everyQuanta` render quanta (48 kHz output: a quantum is 64 source frames). */
+    function feed(jb: JitterBuffer, chunkFrames: number, everyQuanta: number, quanta: number) {
+      let playedAt: number | null = null
+      for (let n = 0; n < quanta; n++) {
+        if (n % everyQuanta === 0) jb.push(tone(chunkFrames))
+        jb.render(quantum())
+        if (playedAt === null && jb.counters.state === 'playing') playedAt = n
+      }
+      return playedAt
+    }
+
+    it('starts with less than the target when audio arrives far faster than it plays', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      // 20 ms of audio every 2 quanta (5.3 ms): about 3.75× real time.
+      const playedAt = feed(jb, 480, 2, 60)
+      expect(playedAt).not.toBeNull()
+      // The full target (4800 frames) would need 10 chunks, 20 quanta; the early start comes after the 20 ms span.
+      expect(playedAt as number).toBeLessThan(18)
+      expect(jb.counters.underruns).toBe(0)
+    })
+
+    it('waits for the full target when audio arrives at the pace it plays', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      // 16 ms of audio every 6 quanta (16 ms): real time.
+      const playedAt = feed(jb, 384, 6, 200)
+      // 4800 frames need 13 chunks: the 13th arrives at quantum 72.
+      expect(playedAt).toBe(72)
+    })
+
+    it('holds twice the longest wait between arrivals seen before an early start', () => {
+      const jb = buffer()
+      jb.start(1000, 40)
+      jb.push(tone(480))
+      for (let n = 0; n < 100; n++) jb.render(quantum()) // a 6400-frame (267 ms) wait after the first chunk
+      const states: string[] = []
+      for (let k = 1; k <= 13; k++) {
+        jb.push(tone(1000))
+        jb.render(quantum())
+        states.push(jb.counters.state)
+      }
+      // From the 11th chunk on production is ahead 1.5 times over, but only the 13th brings the ring (13,480 frames)
+      // past twice the wait; the full target (24,000) is far off.
+      expect(states.slice(0, 12).every((s) => s === 'prebuffering')).toBe(true)
+      expect(states[12]).toBe('playing')
+    })
+
+    it('never starts with less than its minimum', () => {
+      const jb = buffer()
+      jb.start(200, 100)
+      // 10 ms every quantum (2.7 ms): far ahead, but 100 ms is 2400 frames, the 10th chunk.
+      expect(feed(jb, 240, 1, 40)).toBe(9)
+    })
+
+    it('after an underrun waits for the full target again', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      feed(jb, 480, 2, 16)
+      expect(jb.counters.state).toBe('playing')
+      renderWhile(jb, 'playing')
+      expect(jb.counters.underruns).toBe(1)
+      const playedAt = feed(jb, 480, 2, 60)
+      // Back in prebuffering, 10 chunks (every other quantum) are needed: the 10th arrives at quantum 18.
+      expect(playedAt).toBe(18)
+    })
+
+    it('is off unless asked for: the target alone decides', () => {
+      const jb = buffer()
+      jb.start(200)
+      expect(feed(jb, 480, 2, 60)).toBe(18)
+    })
+  })
 })

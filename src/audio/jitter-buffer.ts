@@ -46,12 +46,33 @@ const SILENCE = 0.001
 const RESUME_RAMP_FRAMES = 96
 /** Zeros that push the interpolator's last real samples out after the final chunk. */
 const TAIL_PADDING = new Float32Array(3)
+/**
+ * The early start (an adaptive prebuffer). Audio is produced far faster than it plays when the engine is idle (tens
+ * of times real time), so waiting for the full recommended prebuffer only adds latency: once the arrivals so far show
+ * production at least EARLY_RATE times faster than playback, over at least EARLY_SPAN_MS, and the ring holds the
+ * stream's minimum and twice the longest wait between arrivals seen, playing cannot catch up with production short
+ * of a stall longer than any seen. Slow or jittery production never qualifies and waits for the full target, which
+ * stays the ceiling; so does every restart after an underrun.
+ */
+const EARLY_RATE = 1.5
+const EARLY_SPAN_MS = 20
 
 export class JitterBuffer {
   private readonly ring: RingBuffer
   private readonly resampler: StreamResampler
   private state: PlayerState = 'idle'
   private prebufferFrames = 0
+  /** The least audio an early start may begin with; equal to `prebufferFrames` when early starts are off. */
+  private earliestFrames = 0
+  /** Time since `start`, in source frames, advanced by each render quantum: the clock arrivals are read against. */
+  private clock = 0
+  private firstArrival: number | null = null
+  private lastArrival = 0
+  private longestGap = 0
+  /** Frames received after the first chunk: what arrived over the span the production rate is measured on. */
+  private framesAfterFirst = 0
+  /** Whether this stream has started playing: an early start is for the first start only. */
+  private started = false
   private inputEnded = false
   private paddingLeft = 0
   private fadeLeft = 0
@@ -70,14 +91,24 @@ export class JitterBuffer {
     this.resampler = new StreamResampler(opts.sourceRate, opts.outputRate)
   }
 
-  /** Begins a new stream, forgetting any previous one. */
-  start(prebufferMs: number) {
+  /**
+   * Begins a new stream, forgetting any previous one. Playback starts when `prebufferMs` of audio is buffered, or
+   * earlier — with at least `earliestMs` — when the arrivals show production well ahead of playback (EARLY_RATE).
+   */
+  start(prebufferMs: number, earliestMs = prebufferMs) {
     this.ring.clear()
     this.resampler.reset()
     this.prebufferFrames = Math.min(
       this.opts.capacityFrames,
       Math.round((prebufferMs / 1000) * this.opts.sourceRate),
     )
+    this.earliestFrames = Math.min(this.prebufferFrames, Math.round((earliestMs / 1000) * this.opts.sourceRate))
+    this.clock = 0
+    this.firstArrival = null
+    this.lastArrival = 0
+    this.longestGap = 0
+    this.framesAfterFirst = 0
+    this.started = false
     this.state = 'prebuffering'
     this.inputEnded = false
     this.paddingLeft = 0
@@ -96,6 +127,12 @@ export class JitterBuffer {
     if (this.inputEnded || (this.state !== 'prebuffering' && this.state !== 'playing')) return 0
     const written = this.ring.write(samples)
     this.framesReceived += written
+    if (this.firstArrival === null) this.firstArrival = this.clock
+    else {
+      this.longestGap = Math.max(this.longestGap, this.clock - this.lastArrival)
+      this.framesAfterFirst += written
+    }
+    this.lastArrival = this.clock
     return written
   }
 
@@ -121,7 +158,11 @@ export class JitterBuffer {
    */
   render(out: Float32Array): boolean {
     out.fill(0)
-    if (this.state === 'prebuffering' && this.ring.available >= this.prebufferFrames) this.state = 'playing'
+    this.clock += (out.length * this.opts.sourceRate) / this.opts.outputRate
+    if (this.state === 'prebuffering' && (this.ring.available >= this.prebufferFrames || this.earlyStart())) {
+      this.state = 'playing'
+      this.started = true
+    }
     if (this.state !== 'playing' && this.state !== 'draining') return false
 
     const written = this.resampler.render(out, 0, this.nextSample)
@@ -142,6 +183,14 @@ export class JitterBuffer {
     }
     if (this.fadeLeft > 0) this.applyFade(out)
     return this.measure(out)
+  }
+
+  /** Whether the first start may come before the full target (EARLY_RATE above says when). */
+  private earlyStart(): boolean {
+    if (this.started || this.firstArrival === null || this.ring.available < this.earliestFrames) return false
+    const span = this.lastArrival - this.firstArrival
+    if (span < (EARLY_SPAN_MS / 1000) * this.opts.sourceRate) return false
+    return this.framesAfterFirst / span >= EARLY_RATE && this.ring.available >= 2 * this.longestGap
   }
 
   /** The state alone, read every render quantum without building the counters object. */

@@ -32,7 +32,7 @@ class PcmPlayerProcessor extends AudioWorkletProcessor {
   private receive(message: ToProcessor) {
     if (message.type === 'start') {
       this.stream = message.stream
-      this.buffer.start(message.prebufferMs)
+      this.buffer.start(message.prebufferMs, message.earliestMs)
     } else if (message.type === 'chunk') this.buffer.push(message.samples)
     else if (message.type === 'end') this.buffer.end()
     else this.buffer.stop()

@@ -74,15 +74,18 @@ export class PcmPlayer {
     return () => this.listeners.delete(listener)
   }
 
-  /** Begins a new stream; `prebufferMs` of audio gathers before playback starts. */
-  start({ prebufferMs }: { prebufferMs: number }) {
+  /**
+   * Begins a new stream; `prebufferMs` of audio gathers before playback starts, or from `earliestMs` on when the
+   * audio arrives well ahead of playback (an adaptive prebuffer, jitter-buffer.ts; by default off).
+   */
+  start({ prebufferMs, earliestMs = prebufferMs }: { prebufferMs: number; earliestMs?: number }) {
     // Autoplay policy may hold the context suspended until a user gesture; Play is one.
     void this.context.resume()
     this.pending = []
     this.framesSent = 0
     this.inputEnded = false
     this.update({ ...IDLE, state: 'prebuffering' })
-    this.send({ type: 'start', stream: ++this.stream, prebufferMs })
+    this.send({ type: 'start', stream: ++this.stream, prebufferMs, earliestMs })
   }
 
   push(pcm: Int16Array) {

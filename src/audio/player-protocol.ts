@@ -7,7 +7,8 @@ export const SOURCE_RATE = 24_000
 
 export type ToProcessor =
   /** `stream` numbers the stream so late counters of a previous one can be told apart. */
-  | { type: 'start'; stream: number; prebufferMs: number }
+  /** `earliestMs`: the least audio an early start may begin with (jitter-buffer.ts). */
+  | { type: 'start'; stream: number; prebufferMs: number; earliestMs: number }
   /** Transferred, not copied. */
   | { type: 'chunk'; samples: Float32Array }
   | { type: 'end' }

@@ -13,6 +13,12 @@ export type PlaybackStatus = 'idle' | 'streaming' | 'playing' | 'done' | 'stoppe
 export const PREBUFFER_MS = 200
 export const MARKUP_PREBUFFER_MS = 350
 
+/**
+ * The least audio playback may start with when it arrives well ahead of playback (the player's adaptive prebuffer,
+ * src/audio/jitter-buffer.ts); the recommended prebuffer below stays the ceiling when production is slow or jittery.
+ */
+export const EARLIEST_START_MS = 40
+
 /** The prebuffer the contract recommends for this text (6.1): longer when markup is present. */
 export function prebufferFor(text: string): number {
   return hasMarkup(text) ? MARKUP_PREBUFFER_MS : PREBUFFER_MS
@@ -65,7 +71,7 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
     const p = await player
     const controller = new AbortController()
     current = controller
-    p.start({ prebufferMs })
+    p.start({ prebufferMs, earliestMs: Math.min(prebufferMs, EARLIEST_START_MS) })
     set({ status: 'streaming', stats: p.stats, timeToFirstAudioMs: null, error: null, failure: null })
     const unsubscribe = p.subscribe((stats) => {
       if (current !== controller) return

@@ -1,6 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useMemo, useState } from 'react'
 import {
   DEFAULT_MODEL,
+  formatBytes,
   MAX_TAKE_BYTES_PER_USER,
   MAX_TAKE_NAME_CHARS,
   MAX_TAKES_PER_USER,
@@ -194,7 +195,7 @@ export function TakeList({
         <p className="take-notice" role="status">
           {dropped === 1 ? 'The oldest take' : `The ${dropped} oldest takes`} of this line{' '}
           {dropped === 1 ? 'was' : 'were'} removed: the studio keeps at most {MAX_TAKES_PER_USER} takes and{' '}
-          {MAX_TAKE_BYTES_PER_USER / 1024 / 1024} MB of audio per designer. Starred takes are always kept.
+          {formatBytes(MAX_TAKE_BYTES_PER_USER)} of audio per designer. Starred takes are always kept.
         </p>
       )}
       {takes.length === 0 ? (
