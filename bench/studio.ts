@@ -58,6 +58,60 @@ const transport = page.getByRole('group', { name: 'Preview' })
 interface Play {
   ttfaMs: number
   underruns: number
+  stages: Stages
+}
+
+/** A play's time to first audio in stages, from the page's marks and the answer's Server-Timing (ms). */
+interface Stages {
+  'Play → request sent (page)': number
+  'request → headers: studio backend': number
+  /** Checks, admission and the voice, up to the audio starting (the service's Server-Timing). */
+  'request → headers: speech service': number
+  /** The service's headers go out with its first audio (fastify writes them with the stream's first piece). */
+  'request → headers: engine’s first audio, network': number
+  'headers → first audio decoded (engine, SSE)': number
+  'first audio → audible (prebuffer, worklet)': number
+  'total (Play → first audible sample)': number
+}
+
+/** Reads the marks of the play that just finished (src/state/playback.ts, src/api/speech.ts) and its timings. */
+async function stagesOf(p: Page): Promise<Stages> {
+  // No named functions inside: the bench runs through tsx, whose helper for function names the page lacks.
+  const t = await p.evaluate(() => {
+    const [click, request, response, firstAudio, firstSample] = [
+      'play:click',
+      'speech:request',
+      'speech:response',
+      'speech:first-audio',
+      'play:first-sample',
+    ].map((name) => performance.getEntriesByName(name, 'mark').at(-1)?.startTime ?? Number.NaN)
+    const resource = performance
+      .getEntriesByType('resource')
+      .filter((e) => e.name.endsWith('/api/v1/audio/speech'))
+      .at(-1) as PerformanceResourceTiming | undefined
+    const server = Object.fromEntries((resource?.serverTiming ?? []).map((e) => [e.name, e.duration]))
+    performance.clearResourceTimings()
+    return {
+      click: click as number,
+      request: request as number,
+      response: response as number,
+      firstAudio: firstAudio as number,
+      firstSample: firstSample as number,
+      studio: server.studio ?? Number.NaN,
+      service: server.service ?? Number.NaN,
+    }
+  })
+  const service = t.service
+  const headers = t.response - t.request
+  return {
+    'Play → request sent (page)': t.request - t.click,
+    'request → headers: studio backend': t.studio,
+    'request → headers: speech service': service,
+    'request → headers: engine’s first audio, network': headers - t.studio - service,
+    'headers → first audio decoded (engine, SSE)': t.firstAudio - t.response,
+    'first audio → audible (prebuffer, worklet)': t.firstSample - t.firstAudio,
+    'total (Play → first audible sample)': t.firstSample - t.click,
+  }
 }
 
 /** Plays line `line` (1-based) once and reads the player's counters when it has finished. */
@@ -73,7 +127,7 @@ async function playLine(p: Page, line: number): Promise<Play> {
     underruns: number
   }
   const ttfa = Number(/\d+/.exec((await p.getByTestId('ttfa').textContent()) ?? '')?.[0])
-  return { ttfaMs: ttfa, underruns: stats.underruns }
+  return { ttfaMs: ttfa, underruns: stats.underruns, stages: await stagesOf(p) }
 }
 
 // One warm-up play loads the worklet and the engine's workers.
@@ -94,10 +148,11 @@ page.on('requestfinished', (request) => {
   if (request.method() !== 'POST' || !/\/api\/scripts\/[^/]+\/takes$/.test(new URL(request.url()).pathname))
     return
   const timing = request.timing()
+  // Chromium reports no body size for a FormData with a Blob; the request's Content-Length is the size sent.
   void request
-    .sizes()
-    .then((sizes) =>
-      storeRequests.push({ ms: timing.responseEnd - timing.requestStart, bytes: sizes.requestBodySize }),
+    .headerValue('content-length')
+    .then((length) =>
+      storeRequests.push({ ms: timing.responseEnd - timing.requestStart, bytes: Number(length ?? 0) }),
     )
 })
 const BLOCK = Math.max(1, Math.ceil(RUNS / 2))
@@ -155,6 +210,15 @@ console.log(
 console.log(
   `short line, 2 other streams     ${ms(loaded, 50).padEnd(10)} ${ms(loaded, 95).padEnd(10)} ${total(loaded)}`,
 )
+console.log(
+  '\nThe short line, idle, in stages (p50 / p95 ms; the stages are medians each, so they need not add up)',
+)
+for (const stage of Object.keys(short[0]?.stages ?? {}) as Array<keyof Stages>) {
+  const values = short.map((x) => x.stages[stage]).filter((v) => Number.isFinite(v))
+  console.log(
+    `  ${stage.padEnd(46)} ${percentile(values, 50).toFixed(1).padStart(7)} / ${percentile(values, 95).toFixed(1).padStart(7)}`,
+  )
+}
 console.log(
   `\nUnder load: ${total(loaded)} underruns in ${LOADED_PLAYS} plays (${withUnderrun(loaded)} plays with any); ` +
     `p50 time to first audio ${(

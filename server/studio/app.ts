@@ -14,6 +14,7 @@ import { liveBridgeOptions } from './live-transcription.ts'
 import { bufferSmallJson } from './replayable-body.ts'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
 import { registerScriptRoutes } from './scripts.ts'
+import { markUpstreamStart, withStudioTiming } from './server-timing.ts'
 import { AuditStore } from './store/audit.ts'
 import type { StudioStorage } from './store/db.ts'
 import { ScriptStore } from './store/scripts.ts'
@@ -127,6 +128,7 @@ export async function createStudio(opts: StudioOptions) {
       abortUpstreamWhenClientLeaves(request, reply)
       // A small JSON body is read here so that a 429/503 can be retried with it (retry.ts); others stream through.
       if (!reply.sent) await bufferSmallJson(request)
+      markUpstreamStart(request, reply)
     },
     // The browser leaving ends the upstream request too (upstream-abort.ts).
     undici: abortingDispatcher(),
@@ -137,7 +139,8 @@ export async function createStudio(opts: StudioOptions) {
         return markProxied(request, { ...rest, authorization: `Bearer ${upstream.apiKey}` })
       },
       // A capacity redirect names the service's path; the browser must follow it through the backend instead.
-      rewriteHeaders: (headers) => upstreamLocationToStudio(headers, upstream.baseUrl),
+      rewriteHeaders: (headers, request) =>
+        withStudioTiming(upstreamLocationToStudio(headers, upstream.baseUrl), request),
       // 429 and 503 answered before any streaming are retried here, politely (retry.ts).
       retryDelay: upstreamRetry({ ...DEFAULT_RETRY_POLICY, ...opts.retry }),
       // Consent and voice creations and deletions that succeeded go into the audit trail (audit.ts).

@@ -40,6 +40,17 @@ export interface SpeechStreamOptions {
 }
 
 /**
+ * Performance marks of a streamed request's timeline (the request leaves, its headers arrive, its first audio is
+ * decoded): with the player's marks (src/state/playback.ts) and the answer's Server-Timing, they break the time to
+ * first audio into stages (bench:studio reads them).
+ */
+export const SPEECH_MARKS = {
+  request: 'speech:request',
+  response: 'speech:response',
+  firstAudio: 'speech:first-audio',
+} as const
+
+/**
  * Streams speech as SSE with headerless PCM and hands each 24 kHz PCM16 piece to `onAudio` as it arrives.
  * Resolves on `speech.audio.done`; a stream that ends without it rejects with IncompleteStreamError.
  */
@@ -47,13 +58,22 @@ export async function streamSpeech(
   request: SpeechRequest,
   opts: SpeechStreamOptions,
 ): Promise<SpeechStreamResult> {
+  performance.mark(SPEECH_MARKS.request)
   const response = await apiFetch('/v1/audio/speech', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...request, response_format: 'pcm', stream_format: 'sse' }),
     signal: opts.signal,
   })
-  return readSpeechStream(response, opts.onAudio)
+  performance.mark(SPEECH_MARKS.response)
+  let first = true
+  return readSpeechStream(response, (pcm) => {
+    if (first) {
+      first = false
+      performance.mark(SPEECH_MARKS.firstAudio)
+    }
+    opts.onAudio(pcm)
+  })
 }
 
 /**

@@ -1,6 +1,6 @@
 import { create } from 'zustand'
 import { hasMarkup, type SpeechRequest } from '../../schema/index.ts'
-import { IncompleteStreamError, streamSpeech } from '../api/speech.ts'
+import { IncompleteStreamError, SPEECH_MARKS, streamSpeech } from '../api/speech.ts'
 import { PcmPlayer, type PlayerStats } from '../audio/pcm-player.ts'
 
 /**
@@ -9,6 +9,9 @@ import { PcmPlayer, type PlayerStats } from '../audio/pcm-player.ts'
  */
 
 export type PlaybackStatus = 'idle' | 'streaming' | 'playing' | 'done' | 'stopped' | 'incomplete' | 'error'
+
+/** The player's marks of a play: Play pressed, the first audible sample left the worklet (with SPEECH_MARKS). */
+export const PLAY_MARKS = { click: 'play:click', firstSample: 'play:first-sample' } as const
 
 export const PREBUFFER_MS = 200
 export const MARKUP_PREBUFFER_MS = 350
@@ -66,6 +69,9 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
   },
 
   async playSource(source, { prebufferMs, clickedAt = performance.now() }) {
+    // This play's marks replace the last one's, so they never pile up.
+    for (const name of [...Object.values(PLAY_MARKS), ...Object.values(SPEECH_MARKS)]) performance.clearMarks(name)
+    performance.mark(PLAY_MARKS.click, { startTime: clickedAt })
     await get().stop()
     player ??= PcmPlayer.create()
     const p = await player
@@ -73,8 +79,13 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
     current = controller
     p.start({ prebufferMs, earliestMs: Math.min(prebufferMs, EARLIEST_START_MS) })
     set({ status: 'streaming', stats: p.stats, timeToFirstAudioMs: null, error: null, failure: null })
+    let heard = false
     const unsubscribe = p.subscribe((stats) => {
       if (current !== controller) return
+      if (!heard && stats.firstSampleAt !== null) {
+        heard = true
+        performance.mark(PLAY_MARKS.firstSample, { startTime: stats.firstSampleAt })
+      }
       set({
         stats,
         timeToFirstAudioMs: stats.firstSampleAt === null ? null : Math.round(stats.firstSampleAt - clickedAt),

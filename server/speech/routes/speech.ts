@@ -191,6 +191,9 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       'x-model': req.model,
       'x-stream-format': req.streamFormat,
       'cache-control': 'no-store',
+      // From the request's arrival to its audio starting (checks, admission, the voice): the rest of a client's
+      // time to first audio is the network, the engine's first chunk and the client's own buffering.
+      'server-timing': `service;dur=${reply.elapsedTime.toFixed(1)}`,
     })
 
     if (req.streamFormat === 'sse') {
