@@ -170,3 +170,50 @@ describe('withCapacityRetry', () => {
     expect(made.count).toBe(0)
   })
 })
+
+describe('withCapacityRetry: a policy of its own, which refusals to wait out, and skipping a wait', () => {
+  const busy = () => refusal(429, 'custom_voice_creation_busy', 10)
+  const onlyBusy = (err: unknown): err is ApiRequestError =>
+    err instanceof ApiRequestError && err.code === 'custom_voice_creation_busy'
+
+  it('uses the given backoff and attempts, and waits out only what it is told to', async () => {
+    const clock = fakeClock()
+    const { attempt, made } = attempts(busy(), busy(), busy())
+    const waits: CapacityWait[] = []
+    const policy = { maxAttempts: 4, baseMs: 5_000, capMs: 60_000 }
+    await expect(
+      withCapacityRetry(attempt, {
+        ...clock,
+        policy,
+        retryable: onlyBusy,
+        random: () => 0,
+        onWait: (w) => waits.push(w),
+      }),
+    ).resolves.toBe('audio')
+    expect(made.count).toBe(4)
+    // Never sooner than Retry-After (10 s); each wait announces when it ends.
+    expect(waits.filter((w) => w.secondsLeft === 0).map((w) => w.endsAt)).toEqual(
+      [1, 2, 3].map((n) => waits.filter((w) => w.attempt === n + 1)[0]?.endsAt),
+    )
+    expect(waits[0]?.endsAt).toBeGreaterThanOrEqual(10_000)
+
+    const other = attempts(refusal(429, 'rate_limit_exceeded'))
+    await expect(
+      withCapacityRetry(other.attempt, { ...clock, policy, retryable: onlyBusy }),
+    ).rejects.toThrow()
+    expect(other.made.count).toBe(1)
+  })
+
+  it('starts the next attempt at once when the wait is skipped', async () => {
+    const { attempt, made } = attempts(busy())
+    // A sleep that never ends: only the skip can start the second attempt.
+    const result = withCapacityRetry(attempt, {
+      sleep: () => new Promise<void>(() => {}),
+      onWait: (wait, skip) => {
+        if (wait.secondsLeft > 0) skip()
+      },
+    })
+    await expect(result).resolves.toBe('audio')
+    expect(made.count).toBe(2)
+  })
+})

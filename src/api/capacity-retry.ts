@@ -21,15 +21,26 @@ export interface CapacityWait {
   maxAttempts: number
   /** Why it waits, in plain words. */
   reason: string
+  /** When the next attempt starts (on the `now` clock). */
+  endsAt: number
+  /** The error that started this wait. */
+  error: ApiRequestError
 }
 
 export interface CapacityRetryOptions {
   /** Stops a wait at once; the promise then rejects with the signal's reason. */
   signal?: AbortSignal
-  /** Called when a wait starts, each second of it, and with `secondsLeft: 0` when it ends. */
-  onWait?: (info: CapacityWait) => void
+  /**
+   * Called when a wait starts, each second of it, and with `secondsLeft: 0` when it ends. `skip` ends this wait at
+   * once (a "Retry now" button): the next attempt starts.
+   */
+  onWait?: (info: CapacityWait, skip: () => void) => void
   /** Attempts in all, the first included. */
   maxAttempts?: number
+  /** The backoff (base and cap; with `maxAttempts` unless that is given) when not CAPACITY_RETRY_POLICY. */
+  policy?: BackoffPolicy & { maxAttempts: number }
+  /** Which refusals are waited out and tried again; by default `isCapacityError`. */
+  retryable?: (err: unknown) => err is ApiRequestError
   now?: () => number
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   random?: () => number
@@ -85,7 +96,9 @@ export async function withCapacityRetry<T>(
   opts: CapacityRetryOptions = {},
 ): Promise<T> {
   const { signal, onWait } = opts
-  const maxAttempts = opts.maxAttempts ?? CAPACITY_RETRY_POLICY.maxAttempts
+  const policy = opts.policy ?? CAPACITY_RETRY_POLICY
+  const maxAttempts = opts.maxAttempts ?? policy.maxAttempts
+  const retryable = opts.retryable ?? isCapacityError
   const now = opts.now ?? Date.now
   const sleep = opts.sleep ?? sleepUnlessAborted
   for (let number = 1; ; number++) {
@@ -93,17 +106,35 @@ export async function withCapacityRetry<T>(
     try {
       return await attempt()
     } catch (err) {
-      if (!isCapacityError(err) || number >= maxAttempts || signal?.aborted) throw err
-      const until = now() + capacityDelayMs(number, err.retryAfterSeconds, opts.random)
-      const info = { attempt: number + 1, maxAttempts, reason: explainError(err).title }
-      for (let left = until - now(); left > 0; left = until - now()) {
+      if (!retryable(err) || number >= maxAttempts || signal?.aborted) throw err
+      const until = now() + capacityDelayMs(number, err.retryAfterSeconds, opts.random, policy)
+      const info = {
+        attempt: number + 1,
+        maxAttempts,
+        reason: explainError(err).title,
+        endsAt: until,
+        error: err,
+      }
+      let skipped = false
+      let wake = () => {}
+      const skip = () => {
+        skipped = true
+        wake()
+      }
+      for (let left = until - now(); left > 0 && !skipped; left = until - now()) {
         const secondsLeft = Math.ceil(left / 1000)
-        onWait?.({ ...info, secondsLeft })
-        // Wake when the shown number changes, so the countdown steps once a second.
-        await sleep(left - (secondsLeft - 1) * 1000, signal)
+        onWait?.({ ...info, secondsLeft }, skip)
+        if (skipped) break
+        // Wake when the shown number changes, so the countdown steps once a second; or at once when skipped.
+        await Promise.race([
+          sleep(left - (secondsLeft - 1) * 1000, signal),
+          new Promise<void>((resolve) => {
+            wake = resolve
+          }),
+        ])
         signal?.throwIfAborted()
       }
-      onWait?.({ ...info, secondsLeft: 0 })
+      onWait?.({ ...info, secondsLeft: 0 }, skip)
     }
   }
 }

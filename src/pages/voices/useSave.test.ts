@@ -115,7 +115,7 @@ describe('useSave', () => {
     expect(result.current.message).toMatch(
       /^The service is busy creating other voices\. Trying again by itself/,
     )
-    act(() => result.current.retryNow())
+    await act(async () => result.current.retryNow())
     expect(result.current.state).toMatchObject({ step: 'uploading', attempt: 2 })
     await act(async () => attempts[1]?.refuse(busyAnswer()))
     expect(result.current.busy).toBe(false)

@@ -1,6 +1,6 @@
 import { useEffect, useReducer, useRef, useState } from 'react'
 import type { BackoffPolicy } from '../../../schema/index.ts'
-import { capacityDelayMs } from '../../api/capacity-retry.ts'
+import { withCapacityRetry } from '../../api/capacity-retry.ts'
 import type { ApiRequestError, UploadProgress } from '../../api/http.ts'
 import type { Failure } from './failures.ts'
 import {
@@ -51,11 +51,14 @@ export interface Save {
 }
 
 interface Running {
-  job: SaveJob<unknown>
-  /** The attempt running, or (with `timer`) the one to come. */
-  attempt: number
-  controller: AbortController | null
-  timer: ReturnType<typeof setTimeout> | null
+  /** Aborts the request or the wait: Cancel, an overdue answer, leaving the page. */
+  controller: AbortController
+  /** Whether a request is out (rather than a busy wait between two). */
+  sending: boolean
+  /** Ends the busy wait under way, when there is one ("Retry now"). */
+  skip: (() => void) | null
+  /** The attempt whose wait has been announced (a wait reports every second; it is announced once). */
+  announced: number
 }
 
 /**
@@ -75,48 +78,64 @@ export function useSave(what: string, words: SaveWords, refresh: () => void, ret
   function stop(): Running | null {
     const run = running.current
     running.current = null
-    if (run?.timer) clearTimeout(run.timer)
-    run?.controller?.abort()
+    run?.controller.abort()
     return run
   }
 
-  async function attempt(job: SaveJob<unknown>, number: number) {
-    const controller = new AbortController()
-    const run: Running = { job, attempt: number, controller, timer: null }
+  /** The save: its attempts and the busy waits between them, through the one retry helper (capacity-retry.ts). */
+  async function run(job: SaveJob<unknown>) {
+    const run: Running = { controller: new AbortController(), sending: true, skip: null, announced: 1 }
     running.current = run
     const current = () => running.current === run
+    const { signal } = run.controller
     try {
-      const result = await job.send({
-        onProgress: (p) => {
-          if (current())
-            dispatch({ type: 'progress', fraction: p.total > 0 ? p.loaded / p.total : 0, now: Date.now() })
+      const result = await withCapacityRetry(
+        () => {
+          run.sending = true
+          return job.send({
+            onProgress: (p) => {
+              if (current())
+                dispatch({
+                  type: 'progress',
+                  fraction: p.total > 0 ? p.loaded / p.total : 0,
+                  now: Date.now(),
+                })
+            },
+            signal,
+          })
         },
-        signal: controller.signal,
-      })
+        {
+          signal,
+          // Without a busy policy a refusal is final: one attempt.
+          ...(retry ? { policy: retry.policy, retryable: retry.when } : { maxAttempts: 1 }),
+          onWait: (wait, skip) => {
+            if (!current()) return
+            run.sending = false
+            run.skip = skip
+            if (wait.secondsLeft === 0) {
+              run.skip = null
+              dispatch({ type: 'retry' })
+            } else if (run.announced !== wait.attempt) {
+              run.announced = wait.attempt
+              const nowMs = Date.now()
+              setNow(nowMs)
+              dispatch({ type: 'busy', delayMs: wait.endsAt - nowMs, now: nowMs })
+              setMessage(
+                `${retry?.reason ?? ''} Trying again by itself in ${Math.ceil((wait.endsAt - nowMs) / 1000)} seconds.`,
+              )
+            }
+          },
+        },
+      )
       if (!current()) return
       // Sent and answered: even if the form is cancelled now, the thing is saved, so the form says so.
-      run.controller = null
+      run.sending = false
       setMessage(await job.saved(result))
       if (current()) running.current = null
       dispatch({ type: 'end' })
     } catch (err) {
-      // Cancelled, overdue, or replaced by "Retry now": whoever stopped it has said what happens next.
+      // Cancelled, overdue, or left: whoever stopped it has said what happens next.
       if (!current()) return
-      if (retry?.when(err) && number < retry.policy.maxAttempts) {
-        const delay = capacityDelayMs(number, err.retryAfterSeconds, Math.random, retry.policy)
-        const nowMs = Date.now()
-        setNow(nowMs)
-        dispatch({ type: 'busy', delayMs: delay, now: nowMs })
-        setMessage(`${retry.reason} Trying again by itself in ${Math.ceil(delay / 1000)} seconds.`)
-        run.controller = null
-        run.attempt = number + 1
-        run.timer = setTimeout(() => {
-          if (!current()) return
-          dispatch({ type: 'retry' })
-          void attempt(job, number + 1)
-        }, delay)
-        return
-      }
       running.current = null
       setFailure(retry?.when(err) ? retry.gaveUp : job.failed(err))
       dispatch({ type: 'end' })
@@ -168,7 +187,7 @@ export function useSave(what: string, words: SaveWords, refresh: () => void, ret
       setFailure(null)
       setMessage('')
       dispatch({ type: 'start' })
-      void attempt(job as SaveJob<unknown>, 1)
+      void run(job as SaveJob<unknown>)
     },
     cancel() {
       const run = stop()
@@ -176,18 +195,14 @@ export function useSave(what: string, words: SaveWords, refresh: () => void, ret
       dispatch({ type: 'end' })
       // The request may have reached the service, which may finish it anyway: the lists show the truth.
       setMessage(
-        run.controller
+        run.sending
           ? `Saving ${what} was cancelled. If the service had already finished, it appears in the list below.`
           : `Saving ${what} was cancelled.`,
       )
       refresh()
     },
     retryNow() {
-      const run = running.current
-      if (!run?.timer) return
-      clearTimeout(run.timer)
-      dispatch({ type: 'retry' })
-      void attempt(run.job, run.attempt)
+      running.current?.skip?.()
     },
   }
 }
