@@ -142,7 +142,7 @@ async function load(urls: string[], keys: string[], requests = Number.POSITIVE_I
         for await (const _ of res.body ?? []) if (Number.isNaN(firstByte)) firstByte = performance.now() - t0
         counts.set(res.status, (counts.get(res.status) ?? 0) + 1)
         if (res.status === 200) firstBytes.push(firstByte)
-        // Turned away: back off for Retry-After (1 s), as the spec asks of clients.
+        // Turned away: back off for Retry-After (1 s), as the contract asks of clients.
         else await sleep(1000)
       }
     }),
@@ -184,7 +184,7 @@ try {
 
 // 3. The studio path.
 const LOOKUPS = count(2000, 50, 'LOOKUPS')
-// Two: the organization's concurrent generations (spec 8), so the figure is the path's, not a queue's.
+// Two: the organization's concurrent generations (contract 8), so the figure is the path's, not a queue's.
 const STUDIO_CLIENTS = count(2, 2, 'STUDIO_CLIENTS')
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 

@@ -121,7 +121,9 @@ console.log(
   `\nJitter: ${(pcm.length / 24_000).toFixed(1)} s of speech (local engine, narrator_02) in ${setup.chunks} chunks ` +
     `of ${CHUNK_MS} ms, RUNS=${RUNS} per scenario, one Chromium page.\n` +
     `ours: src/audio PcmPlayer, ${setup.prebufferMs} ms prebuffer` +
-    (setup.earliestMs < setup.prebufferMs ? `, started from ${setup.earliestMs} ms when audio arrives well ahead ` : ' ') +
+    (setup.earliestMs < setup.prebufferMs
+      ? `, started from ${setup.earliestMs} ms when audio arrives well ahead `
+      : ' ') +
     `(${setup.prebufferMs === setup.appPrebufferMs ? "the app's" : `the app's is ${setup.appPrebufferMs} ms`}), context at ${setup.oursRate} Hz; ` +
     `reference: no prebuffer, zeros when empty, context at ${setup.referenceRate} Hz.\n` +
     `Underruns and silence are totals over the runs, read from each player's rendered output (the player's own ` +

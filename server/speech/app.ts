@@ -21,6 +21,8 @@ import {
   sendApiError,
   socketErrorHandler,
 } from './errors.ts'
+import { LocalTranscriptionJobs, type TranscriptionJobs } from './jobs/jobs.ts'
+import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './jobs/shared.ts'
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
@@ -62,31 +64,36 @@ export interface SpeechServiceOptions {
   limits?: Partial<SpeechLimits>
   /** Keep the concurrency limits in Redis, shared by every instance (`REDIS_URL`; limits/redis-slots.ts). */
   sharedLimits?: SharedLimitsOptions | undefined
+  /**
+   * Transcription jobs this instance runs at once from the queue every instance shares when both `sharedLimits` and
+   * `databaseUrl` are given (jobs/shared.ts); 0 takes none. Default: `SPEECH_TRANSCRIPTION_WORKERS`, else 2.
+   */
+  transcriptionWorkers?: number
 }
 
 export interface SpeechLimits {
-  /** Concurrent generations per organization or legacy key (spec 8). */
+  /** Concurrent generations per organization or legacy key (contract 8). */
   ttsPerOwner: number
   /** Second-generation requests that may wait in line per owner, and for how long, before 429 / 503. */
   ttsWaiters: number
   ttsWaitMs: number
-  /** Text-input WebSocket: idle timeout and session duration (spec 8). */
+  /** Text-input WebSocket: idle timeout and session duration (contract 8). */
   ttsIdleMs: number
   ttsSessionMs: number
   /** Redirect mode (4.1): at capacity, answer with a continuation URL; it waits up to `continuationWaitMs`. */
   redirectWhenBusy: boolean
   continuationWaitMs: number
-  /** Speech request duration limit (spec 8). */
+  /** Speech request duration limit (contract 8). */
   speechRequestMs: number
-  /** Concurrent transcription uploads and realtime transcription sessions per organization, combined (spec 8). */
+  /** Concurrent transcription uploads and realtime transcription sessions per organization, combined (contract 8). */
   asrPerOwner: number
-  /** The cloning queue (spec 7, 8): concurrent preparations, requests that may wait, and for how long. */
+  /** The cloning queue (contract 7, 8): concurrent preparations, requests that may wait, and for how long. */
   cloningConcurrency: number
   cloningQueue: number
   cloningWaitMs: number
   /** Speaker verification threshold for consent-bound voices (cosine similarity; docs/voices-and-consents.md). */
   verificationThreshold: number
-  /** How long a speech request waits for a saved voice's re-preparation before 503 (spec 3). */
+  /** How long a speech request waits for a saved voice's re-preparation before 503 (contract 3). */
   preparationDeadlineMs: number
 }
 
@@ -106,7 +113,7 @@ const DEFAULT_LIMITS: SpeechLimits = {
   verificationThreshold: DEFAULT_VERIFICATION_THRESHOLD,
   preparationDeadlineMs: 25_000,
 }
-/** The largest WebSocket message of any socket (realtime transcription, spec 8); smaller limits are per route. */
+/** The largest WebSocket message of any socket (realtime transcription, contract 8); smaller limits are per route. */
 const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
 
 /** Deployment switches read from the environment (README, Configuration). */
@@ -128,13 +135,13 @@ export interface SpeechService {
   voices: VoiceService
   synthesizer: Synthesizer
   ttsSlots: SlotPool
-  /** Transcription uploads and realtime sessions, combined (spec 8). */
+  /** Transcription uploads and realtime sessions, combined (contract 8). */
   asrSlots: SlotPool
   sttSessions: Set<SttSession>
   close(): Promise<void>
 }
 
-/** The local speech service: the spec's HTTP API over the local engines, state in `dataDir`. */
+/** The local speech service: the contract's HTTP API over the local engines, state in `dataDir`. */
 export async function createSpeechService(opts: SpeechServiceOptions): Promise<SpeechService> {
   const storage = await openSpeechStorage({
     dataDir: opts.dataDir,
@@ -171,7 +178,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     genReqId: newRequestId,
     // Request ids are ours; a client-sent id header is not trusted.
     requestIdHeader: false,
-    // Every 4xx in the spec's shape, also the router's own (a bad % escape, an over-long path segment) and Node's
+    // Every 4xx in the contract's shape, also the router's own (a bad % escape, an over-long path segment) and Node's
     // (a request that is not valid HTTP).
     frameworkErrors: (error, request, reply) => {
       errorHandler(error, request, reply)
@@ -246,13 +253,21 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     maxSessionMs: limits.ttsSessionMs,
   })
   const secrets = new ClientSecretStore(storage, keys)
-  transcriptionRoutes(app, {
-    keys,
-    recognizer,
-    diarizer: diarizationEnabled ? diarizer : null,
-    diarizationEnabled,
-    asrSlots,
-  })
+  const engines = { recognizer, diarizer: diarizationEnabled ? diarizer : null }
+  // With Redis and PostgreSQL shared by every instance, an upload is a job any of them may run (docs/deploy.md).
+  const jobs: TranscriptionJobs =
+    opts.sharedLimits && storage.dialect === 'postgres'
+      ? await SharedTranscriptionJobs.open({
+          url: opts.sharedLimits.url,
+          prefix: opts.sharedLimits.prefix,
+          heartbeatTtlMs: opts.sharedLimits.leaseTtlMs,
+          workers: opts.transcriptionWorkers ?? transcriptionWorkersFromEnv(),
+          storage,
+          engines,
+          log: app.log,
+        })
+      : new LocalTranscriptionJobs(engines)
+  transcriptionRoutes(app, { keys, diarizationEnabled, asrSlots, jobs })
   sttRealtimeRoutes(app, {
     keys,
     secrets,
@@ -266,6 +281,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   callRoutes(app, { keys, secrets, asrSlots })
   app.addHook('onClose', async () => {
     for (const session of sttSessions) session.dispose()
+    await jobs.close()
     if (!opts.synthesizer) await synthesizer.close()
     if (!opts.recognizer) await recognizer.close()
     await storage.close()

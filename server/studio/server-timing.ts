@@ -14,7 +14,10 @@ export function markUpstreamStart(request: FastifyRequest, reply: FastifyReply) 
 }
 
 /** The upstream answer's headers with this backend's entries added to its Server-Timing. */
-export function withStudioTiming<H extends Record<string, unknown>>(headers: H, request?: { raw: object }): H {
+export function withStudioTiming<H extends Record<string, unknown>>(
+  headers: H,
+  request?: { raw: object },
+): H {
   const mark = request && sent.get(request.raw)
   if (!mark) return headers
   const ours = `studio;dur=${mark.studioMs.toFixed(1)}, upstream;dur=${(performance.now() - mark.at).toFixed(1)}`

@@ -102,7 +102,10 @@ export class JitterBuffer {
       this.opts.capacityFrames,
       Math.round((prebufferMs / 1000) * this.opts.sourceRate),
     )
-    this.earliestFrames = Math.min(this.prebufferFrames, Math.round((earliestMs / 1000) * this.opts.sourceRate))
+    this.earliestFrames = Math.min(
+      this.prebufferFrames,
+      Math.round((earliestMs / 1000) * this.opts.sourceRate),
+    )
     this.clock = 0
     this.firstArrival = null
     this.lastArrival = 0

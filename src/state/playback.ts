@@ -70,7 +70,8 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
 
   async playSource(source, { prebufferMs, clickedAt = performance.now() }) {
     // This play's marks replace the last one's, so they never pile up.
-    for (const name of [...Object.values(PLAY_MARKS), ...Object.values(SPEECH_MARKS)]) performance.clearMarks(name)
+    for (const name of [...Object.values(PLAY_MARKS), ...Object.values(SPEECH_MARKS)])
+      performance.clearMarks(name)
     performance.mark(PLAY_MARKS.click, { startTime: clickedAt })
     await get().stop()
     player ??= PcmPlayer.create()

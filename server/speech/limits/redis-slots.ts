@@ -4,7 +4,7 @@ import type { AcquireResult, Slot, SlotPool } from '../slots.ts'
 import { limitsUnavailable } from './unavailable.ts'
 
 /**
- * The spec's concurrency limits (section 8) shared by every speech instance on one Redis (`REDIS_URL`), as leases:
+ * The contract's concurrency limits (section 8) shared by every speech instance on one Redis (`REDIS_URL`), as leases:
  * a slot held by an instance that dies without a word (SIGKILL, power cut) comes back by itself when its lease runs
  * out, so no counter can drift. The algorithm, per pool (tts, asr, cloning) and owner, in three keys that share one
  * hash tag (so one script touches them all, also on Redis Cluster):
@@ -100,7 +100,7 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 `
 
 /** A script sent once, then run by its SHA (EVALSHA); sent again if Redis has forgotten it (restart, SCRIPT FLUSH). */
-class Script {
+export class Script {
   private readonly sha: string
   constructor(private readonly lua: string) {
     this.sha = createHash('sha1').update(lua).digest('hex')
@@ -240,7 +240,7 @@ export class RedisLimits {
     await this.redis.quit().catch(() => this.redis.disconnect())
   }
 
-  /** Runs a script; any failure to reach Redis becomes the spec's 503 for the request that needed it. */
+  /** Runs a script; any failure to reach Redis becomes the contract's 503 for the request that needed it. */
   async run(script: keyof typeof scripts, keys: string[], args: Array<string | number>): Promise<unknown> {
     try {
       return await scripts[script].run(this.redis, keys, args)

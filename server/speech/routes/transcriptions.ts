@@ -1,32 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_TRANSCRIPTION_FILE_BYTES, type TranscriptionSseEvent } from '../../../schema/index.ts'
-import { AudioDecodeError, decodeAudio } from '../../engine/codecs/decode.ts'
-import type { Diarizer } from '../../engine/diarization/diarizer.ts'
-import { type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/recognizer.ts'
 import { authenticate } from '../auth.ts'
 import { ApiError, badRequest } from '../errors.ts'
+import type { TranscriptionJobs } from '../jobs/jobs.ts'
 import { requestLease } from '../lease.ts'
 import { discardRest } from '../multipart-form.ts'
 import type { SlotPool } from '../slots.ts'
 import type { KeyStore } from '../store/keys.ts'
 import { renderTranscript, toJson, toVerboseJson } from '../transcripts/formats.ts'
-import { resolveTranscriptionOptions } from '../transcripts/options.ts'
-import { RATE, transcribeAudio } from '../transcripts/pipeline.ts'
+import { resolveTranscriptionOptions, type TranscriptionOptions } from '../transcripts/options.ts'
 import { sessionRateLimited } from './calls.ts'
 
 export interface TranscriptionRouteDeps {
   keys: KeyStore
-  recognizer: Recognizer
-  diarizer: Diarizer | null
+  /** Whether uploads may ask for diarization (switched on, and a diarizer to run it). */
   diarizationEnabled: boolean
   asrSlots: SlotPool
+  /** Where the work runs: in this process, or on any instance through the shared queue (jobs/jobs.ts). */
+  jobs: TranscriptionJobs
 }
-
-/**
- * Longest decoded audio of one upload. 25 MiB of low-bitrate Opus could last for hours; an hour of 16 kHz float samples
- * is 230 MB, the most one upload may hold in memory.
- */
-const MAX_AUDIO_SECONDS = 3600
 
 /** Text fields are short; the form has one file and at most this many text fields. */
 const MAX_FIELDS = 32
@@ -85,27 +77,8 @@ async function readForm(request: FastifyRequest): Promise<{ fields: Array<[strin
   return { fields, file }
 }
 
-function decodeFailure(err: AudioDecodeError): ApiError {
-  switch (err.code) {
-    case 'unsupported_format':
-      return badRequest(
-        `The file is not audio in a supported format (WAV, MP3, OGG, AAC, FLAC, WebM, MP4): ${err.message}`,
-        'file',
-      )
-    case 'corrupt_audio':
-      return badRequest(`The audio file is damaged or holds no audio: ${err.message}`, 'file')
-    case 'too_long':
-      return badRequest(`The audio is longer than the limit for one upload: ${err.message}`, 'file')
-    case 'decoder_unavailable':
-      return badRequest(`This audio codec cannot be decoded on this server: ${err.message}`, 'file')
-  }
-}
-
-const recognitionUnavailable = (message: string) =>
-  new ApiError(503, 'envelope', message, 'recognition_unavailable', null, 'server_error')
-
 /**
- * `POST /v1/audio/transcriptions` (spec 4.11, 4.12, 7, 8; docs/transcription.md). Validation comes first; admission
+ * `POST /v1/audio/transcriptions` (contract 4.11, 4.12, 7, 8; docs/transcription.md). Validation comes first; admission
  * then takes one of the organization's 5 ASR slots, held until the response succeeds or fails, or the client leaves.
  */
 export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRouteDeps) {
@@ -115,16 +88,15 @@ export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRou
     const lease = requestLease(reply)
     const principal = await authenticate(deps.keys, request, 'audio:transcribe')
     const { fields, file } = await readForm(request)
-    const options = resolveTranscriptionOptions(fields, {
-      diarizationEnabled: deps.diarizationEnabled && deps.diarizer !== null,
-    })
+    const options = resolveTranscriptionOptions(fields, { diarizationEnabled: deps.diarizationEnabled })
 
     const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
     if (!('slot' in acquired)) throw sessionRateLimited(deps.asrSlots.limit)
     lease.hold(acquired.slot)
-    // The client going away stops decoding and recognition (the lease's signal) and gives the slot back.
+    // The client going away stops decoding and recognition (the lease's signal), wherever they run, and gives the
+    // slot back.
     lease.signal.throwIfAborted()
-    return serve(request, reply, deps, options, file, lease.signal)
+    return serve(request, reply, deps, principal.ownerId, options, file, lease.signal)
   })
 }
 
@@ -132,34 +104,17 @@ async function serve(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: TranscriptionRouteDeps,
-  options: ReturnType<typeof resolveTranscriptionOptions>,
+  ownerId: string,
+  options: TranscriptionOptions,
   file: Buffer,
   signal: AbortSignal,
 ) {
-  if (!(await deps.recognizer.available())) {
-    throw recognitionUnavailable(new RecognizerUnavailableError().message)
-  }
-  let audio: Float32Array
-  try {
-    audio = (await decodeAudio(file, { targetRate: RATE, maxDurationSeconds: MAX_AUDIO_SECONDS })).samples
-  } catch (err) {
-    if (err instanceof AudioDecodeError) throw decodeFailure(err)
-    throw err
-  }
+  // Resolves once the audio is decoded: a file that cannot be read is still a 400 before any response starts.
+  const job = await deps.jobs.start({ ownerId, file, options }, signal, request.log)
   signal.throwIfAborted()
-  const diarize =
-    options.diarization && deps.diarizer ? { diarizer: deps.diarizer, count: options.diarization } : undefined
-  const onDiarizationError = (err: unknown) => request.log.warn({ err }, 'diarization failed')
-  const onVadError = (err: unknown) => request.log.warn({ err }, 'speech detection failed')
 
   if (!options.stream) {
-    const parts = await transcribeAudio(audio, {
-      recognizer: deps.recognizer,
-      signal,
-      onDiarizationError,
-      onVadError,
-      ...(diarize ? { diarize } : {}),
-    }).catch(recognitionError)
+    const parts = await job.result()
     const { contentType, body } = renderTranscript(options.responseFormat, parts)
     return reply.header('cache-control', 'no-store').type(contentType).send(body)
   }
@@ -176,14 +131,7 @@ async function serve(
     if (!raw.destroyed) raw.write(`data: ${JSON.stringify(event)}\n\n`)
   }
   try {
-    const parts = await transcribeAudio(audio, {
-      recognizer: deps.recognizer,
-      signal,
-      onDiarizationError,
-      onVadError,
-      onText: (delta) => send({ type: 'transcript.text.delta', delta }),
-      ...(diarize ? { diarize } : {}),
-    })
+    const parts = await job.result((delta) => send({ type: 'transcript.text.delta', delta }))
     const result = options.responseFormat === 'verbose_json' ? toVerboseJson(parts) : toJson(parts)
     send({ type: 'transcript.text.done', ...result })
   } catch (err) {
@@ -202,9 +150,4 @@ async function serve(
   } finally {
     raw.end()
   }
-}
-
-function recognitionError(err: unknown): never {
-  if (err instanceof RecognizerUnavailableError) throw recognitionUnavailable(err.message)
-  throw err
 }

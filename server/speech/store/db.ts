@@ -1,4 +1,5 @@
 import { type Generated, type Kysely, sql } from 'kysely'
+import { type BlobChunkRow, createBlobTable } from '../../storage/blobs.ts'
 import { type Dialect, openStorage, type Storage, type StorageMigration } from '../../storage/index.ts'
 
 /**
@@ -48,6 +49,8 @@ export interface SpeechTables {
   continuations: { token_hash: string; owner_id: string; request: string; expires_at: number }
   consent_artifacts: ArtifactRow & { consent_id: string }
   voice_artifacts: ArtifactRow & { voice_id: string }
+  /** Uploads waiting for or in transcription on the shared queue (jobs/shared.ts), deleted when the job ends. */
+  transcription_upload_chunks: BlobChunkRow
 }
 
 /** A consent's or voice's audio (16 kHz float32, little-endian) and speaker embedding, as stored. */
@@ -97,7 +100,7 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
         .execute()
     },
   },
-  // Consents and saved voices (spec 2.3, 2.5, 3). A voice's consent row cascades its deletion, so no voice can
+  // Consents and saved voices (contract 2.3, 2.5, 3). A voice's consent row cascades its deletion, so no voice can
   // outlive its consent.
   '0002_consents_voices': {
     async up(db, dialect) {
@@ -174,6 +177,12 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
         .addColumn('expires_at', int(dialect), (c) => c.notNull())
         .execute()
       await db.schema.createIndex('continuations_expiry').on('continuations').column('expires_at').execute()
+    },
+  },
+  // Transcription uploads queued for any instance (jobs/shared.ts): the file kept until its job ends.
+  '0006_transcription_uploads': {
+    async up(db, dialect) {
+      await createBlobTable(db, dialect, 'transcription_upload_chunks')
     },
   },
 }
