@@ -4,7 +4,7 @@
  * 1. The limiter alone, in this process: `ACQUIRES` (default 2,000) acquire/release pairs on the in-process pool and on
  *    the Redis pool (one owner, one slot, so each acquire must see the previous release): p50/p95 of an acquire and of
  *    a whole pair, and the difference — the cost the shared limiter adds per request.
- * 2. The same streaming load through 1 and then 2 speech service processes (`server/speech/main.ts`, one data directory,
+ * 2. The same streaming load through 1, 2 and then 3 speech service processes (`server/speech/main.ts`, one data directory,
  *    one Redis): `LOAD_CLIENTS` (default 12) clients in 4 organizations send one-sentence requests back to back for
  *    `LOAD_SECONDS` (default 15) through the instances in turn: requests per second, time to first byte p50/p95, and
  *    the 200/429/503 counts. Redis at `REDIS_URL` (default redis://127.0.0.1:6379), under a key prefix of its own.
@@ -43,7 +43,7 @@ const ms = (v: number) => `${v.toFixed(3)} ms`
 
 announceSmoke('bench:cluster')
 console.log(
-  `bench:cluster — this machine has ${availableParallelism()} cores (2 on the development machines): two instances share them, so CPU, not the limiter, bounds the scaling below.`,
+  `bench:cluster — this machine has ${availableParallelism()} cores (2 on the development machines): the instances share them, so CPU, not the limiter, bounds the scaling below.`,
 )
 // Other work on the machine moves every figure below; say how busy it was.
 console.log(`load average at start: ${loadavg()[0]?.toFixed(2)} (1 min)`)
@@ -90,7 +90,7 @@ for (const [name, r] of [
 const added = percentile(redis.pair, 50) - percentile(memory.pair, 50)
 console.log(`added per request by the shared limiter: ${ms(added)} p50 (aim: at most 1 ms)`)
 
-// 2. Streaming load through 1 and 2 instances.
+// 2. Streaming load through 1, 2 and 3 instances.
 const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
 const children: ChildProcess[] = []
 
@@ -159,7 +159,7 @@ try {
   console.log(
     `\nstreaming load: ${LOAD_CLIENTS} clients in ${ORGS} organizations (2 generations each at once), one sentence each, ${LOAD_SECONDS} s; limits in Redis`,
   )
-  for (const n of [1, 2]) {
+  for (const n of [1, 2, 3]) {
     while (urls.length < n) urls.push(await startInstance())
     // One request per instance first: a fresh instance's first answer (encoders, caches) is not the load's.
     for (const url of urls) await load([url], keys.slice(0, 1), 1)
