@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, type FileChooser, type Locator, type Page, test } from '@playwright/test'
 import { e2eSignInBaseURL, e2eUsers, e2eVoiceClipsDir } from '../playwright.config.ts'
+import { decodeAudio } from '../server/engine/codecs/decode.ts'
+import { joinClips, realSpeechAvailable, SPEAKERS_DIR, wav16k } from '../server/testing/speakers.ts'
 import { expectNoSidewaysScroll, seriousViolations } from './support.ts'
 import { CLIP_FILES } from './voice-clips.ts'
 
@@ -505,5 +507,40 @@ test.describe('roles', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Voices is not open to you' })).toBeVisible()
     expect((await page.request.get('/api/audit')).status()).toBe(403)
     expect((await page.request.get('/api/v1/audio/voice_consents')).status()).toBe(403)
+  })
+})
+
+test.describe('a real recording too short to verify', () => {
+  test.skip(!realSpeechAvailable(), 'needs the shared real recordings (shared/data/speakers)')
+
+  test('a consent recording with too little speech is refused, saying to record longer', async ({ page }) => {
+    test.setTimeout(3 * 60_000)
+    // A real person (FSDD nicolas) saying four digits: 3 s long, within the 2–30 s a consent may last, but only
+    // about 1.3 s of voice, under the 1.75 s speaker verification needs (MIN_VERIFIED_SPEECH_SECONDS).
+    const digits = await Promise.all(
+      [0, 1, 2, 3].map(
+        async (digit) =>
+          (
+            await decodeAudio(readFileSync(join(SPEAKERS_DIR, `${digit}_nicolas_0.wav`)), {
+              targetRate: 16_000,
+            })
+          ).samples,
+      ),
+    )
+    const file = test.info().outputPath('short-consent.wav')
+    writeFileSync(file, wav16k(joinClips(digits, 0.3)))
+
+    await page.goto('/voices')
+    const consentForm = region(page, 'Record a consent')
+    await consentForm.getByLabel('Name of the voice’s owner').fill(unique('Short'))
+    await consentForm.getByRole('radio', { name: 'Upload a file' }).check()
+    await consentForm.getByLabel('Audio file').setInputFiles(file)
+    await expect(consentForm.getByLabel('Play back the file')).toBeVisible()
+    await consentForm.getByRole('button', { name: 'Save consent' }).click()
+    const alert = consentForm.getByRole('alert').filter({ hasText: 'too little speech' })
+    await expect(alert).toBeVisible({ timeout: SERVICE_WORK })
+    await expect(alert).toContainText('Record again for longer: read the whole phrase')
+    // Focus goes to the recording so it can be replaced at once.
+    await expect(consentForm.getByLabel('Audio file')).toBeFocused()
   })
 })

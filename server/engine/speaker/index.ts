@@ -4,7 +4,7 @@ import { SPEAKER_MODEL } from './speaker-model.ts'
 import { SPEAKER_NAP } from './speaker-nap.ts'
 
 export { cosineSimilarity, type SpeakerEmbedder, verificationScore } from './embedder.ts'
-export { type RecordingScreen, screenRecording } from './screen.ts'
+export { MIN_VERIFIED_SPEECH_SECONDS, type RecordingScreen, screenRecording } from './screen.ts'
 
 /**
  * Cosine similarity of gmm-ubm-v2 embeddings (projected GMM-UBM supervectors) from which two clips are taken for

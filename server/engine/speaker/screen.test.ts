@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
-import { screenRecording } from './screen.ts'
+import { MIN_VERIFIED_SPEECH_SECONDS, screenRecording } from './screen.ts'
 import { concat, silence, speak16k } from './test-audio.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'
@@ -37,6 +37,17 @@ describe('screenRecording: evidence', () => {
     const word = phrase.subarray(0, Math.round(0.6 * 16_000))
     const screen = screenRecording(concat([silence(1), word, silence(1)]))
     expect(screen.weakEvidence).toBe('too_short')
+  })
+
+  it('calls speech under the verification minimum too short, and the whole phrase enough', () => {
+    // The phrase's first two seconds: more than the embedder's one second of voice, less than verification needs.
+    const start = screenRecording(concat([silence(0.5), phrase.subarray(0, 2 * 16_000), silence(0.5)]))
+    expect(start.voicedSeconds).toBeGreaterThan(1)
+    expect(start.voicedSeconds).toBeLessThan(MIN_VERIFIED_SPEECH_SECONDS)
+    expect(start.weakEvidence).toBe('too_short')
+    const whole = screenRecording(phrase)
+    expect(whole.voicedSeconds).toBeGreaterThanOrEqual(MIN_VERIFIED_SPEECH_SECONDS)
+    expect(whole.weakEvidence).toBeNull()
   })
 
   it('calls speech buried in noise too noisy to judge', () => {

@@ -18,7 +18,6 @@ import { clusterWindows, type SpeechRegion, slideWindows, type Window } from '..
 import { cosineSimilarity } from './embedder.ts'
 import { FRAMES_PER_SECOND } from './features.ts'
 import { clipFeatures, GMM_FEATURES, supervector, type Ubm } from './gmm.ts'
-import { MIN_EMBEDDING_FRAMES } from './gmm-embedder.ts'
 import { SPEAKER_MODEL } from './speaker-model.ts'
 import { analyzeSpeech, type SpeechTrack } from './statistics.ts'
 import { sustainedToneShare } from './tonality.ts'
@@ -29,14 +28,16 @@ export type WeakEvidence = 'too_short' | 'too_noisy'
 export interface RecordingScreen {
   /** Seconds of sound above the clip's noise floor, pauses under 0.3 s included. */
   speechSeconds: number
+  /** Seconds of voiced speech: the frames the speaker verifier embeds, so the evidence it has to decide by. */
+  voicedSeconds: number
   /** Estimated number of distinct voices with at least a second of speech each: 0 only when nothing is heard. */
   speakers: number
   /** Sustained tones (instruments, a held chord) dominate the clip. */
   music: boolean
   /**
    * Set when the clip cannot be judged: `too_noisy` when speech stands too little above the background (noise
-   * also hides voicing), else `too_short` under a second of voiced speech (nor can the verifier embed it). Null
-   * when the evidence suffices.
+   * also hides voicing), else `too_short` under MIN_VERIFIED_SPEECH_SECONDS of voiced speech. Null when the
+   * evidence suffices.
    */
   weakEvidence: WeakEvidence | null
   /** Lowest speaker-model similarity between two proposed voices (1 when none was proposed), for the benchmark. */
@@ -75,6 +76,14 @@ const DIFFERENT_PITCH_SEMITONES = 6
  * recordings in meeting rooms and at home stood 29 dB or more above their floor.
  */
 const MIN_CONTRAST_DB = 15
+/**
+ * Voiced speech a clip needs for its speaker to be verified. Below it the verifier refuses too many owners to be
+ * worth deciding on: 1.75 s is the shortest (in 0.25 s steps) at which fold 0's owners reach 90% at the shipped
+ * threshold when both clips of a trial hold at least that much, a rule fixed beforehand and checked on held-out
+ * fold 1 (bench/voices-real.ts, docs/voices-and-consents.md). The consent phrase as the tests' eSpeak voice reads
+ * it holds 2.7 s.
+ */
+export const MIN_VERIFIED_SPEECH_SECONDS = 1.75
 
 export function screenRecording(audio16k: Float32Array, options: ScreenOptions = {}): RecordingScreen {
   const track = analyzeSpeech(audio16k)
@@ -88,7 +97,7 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
       ? null
       : loudnessContrastDb(track) < MIN_CONTRAST_DB
         ? 'too_noisy'
-        : voiced < MIN_EMBEDDING_FRAMES
+        : voiced < MIN_VERIFIED_SPEECH_SECONDS * FRAMES_PER_SECOND
           ? 'too_short'
           : null
   const windows = slideWindows(track, regions, WINDOWS)
@@ -108,6 +117,7 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
   const voices = twoPeople ? heard.length : 1
   return {
     speechSeconds,
+    voicedSeconds: voiced / FRAMES_PER_SECOND,
     speakers: speechSeconds > 0 ? voices : 0,
     music,
     weakEvidence,

@@ -15,6 +15,7 @@ import {
   RecognizerUnavailableError,
 } from '../../engine/recognition/recognizer.ts'
 import { type SpeakerEmbedder, verificationScore } from '../../engine/speaker/embedder.ts'
+import { MIN_VERIFIED_SPEECH_SECONDS } from '../../engine/speaker/screen.ts'
 import { isStorageUnavailable } from '../../storage/index.ts'
 import {
   ApiError,
@@ -30,6 +31,8 @@ import type { ConsentRecord, VoiceRecord, VoiceStore } from '../store/voices.ts'
 /** What the recording screen says of a consent clip (server/engine/speaker/screen.ts). */
 export interface RecordingScreen {
   speechSeconds: number
+  /** Seconds of voiced speech, the evidence speaker verification decides by. */
+  voicedSeconds: number
   speakers: number
   music: boolean
   /** Too little or too noisy speech to judge the clip by: refused with what to record instead. */
@@ -101,7 +104,7 @@ export class VoiceService {
       throw unusableAudio(
         'invalid_audio',
         'recording',
-        `The consent recording holds too little speech (${screen.speechSeconds.toFixed(1)} s) to check who speaks in it. Record the whole phrase again at a steady pace.`,
+        `The consent recording holds too little speech (${screen.voicedSeconds.toFixed(1)} s of voice; at least ${MIN_VERIFIED_SPEECH_SECONDS} s is needed) to check who speaks in it. Record the whole phrase again, a little longer, at a steady pace and close to the microphone.`,
       )
     }
     if (screen.weakEvidence === 'too_noisy') {

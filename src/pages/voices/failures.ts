@@ -95,7 +95,14 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
       }
     case 'invalid_audio':
     case 'decoder_unavailable':
-      // Too little or too noisy speech has its own remedy (what to record instead), in the shared words.
+      // Too little or too noisy speech has its own remedy (what to record instead), in the shared words; a consent
+      // recording is the phrase, so "longer" means reading it whole and unhurried, not a length in seconds.
+      if (clipProblem(err.code, serviceWords(err)) === 'too_short' && param === 'recording')
+        return {
+          ...shared(err),
+          next: 'Record again for longer: read the whole phrase at an unhurried pace, without long pauses, close to the microphone.',
+          field: 'recording',
+        }
       if (clipProblem(err.code, serviceWords(err)) !== 'unreadable')
         return { ...shared(err), field: fieldOf(param, context) }
       return {
