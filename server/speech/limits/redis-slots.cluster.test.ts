@@ -86,12 +86,13 @@ describe('RedisSlotPool', () => {
     const [pa, pb, pc] = [a.pool('tts', 1, 2), b.pool('tts', 1, 2), c.pool('tts', 1, 2)]
     const holder = slotOf(await pa.acquire('o'))
     const order: string[] = []
-    const w1 = pb.acquire('o', 5000).then((r) => {
+    // Deadlines far beyond the test's steps, which a loaded machine can stretch to seconds: the order is the point.
+    const w1 = pb.acquire('o', 30_000).then((r) => {
       order.push('b')
       return r
     })
     await expect.poll(() => inspect.zcard(pa.keys('o').queue)).toBe(1)
-    const w2 = pc.acquire('o', 5000).then((r) => {
+    const w2 = pc.acquire('o', 30_000).then((r) => {
       order.push('c')
       return r
     })
@@ -103,8 +104,8 @@ describe('RedisSlotPool', () => {
     slotOf(await w1).release()
     slotOf(await w2).release()
     expect(order).toEqual(['b', 'c'])
-    // Woken by the release notice, not by the deadline.
-    expect(Date.now() - started).toBeLessThan(2000)
+    // Woken by the release (its notice, or the next poll), long before the deadline.
+    expect(Date.now() - started).toBeLessThan(10_000)
     await expect.poll(() => inspect.exists(pa.keys('o').leases, pa.keys('o').queue)).toBe(0)
   })
 
