@@ -28,6 +28,7 @@ import { SessionStore } from '../server/studio/store/sessions.ts'
 import { UserStore } from '../server/studio/store/users.ts'
 import { keyFromCli } from '../server/testing/keys-cli.ts'
 import { freePort } from '../server/testing/ports.ts'
+import { startSpeechProcess } from '../server/testing/speech-process.ts'
 import { announceSmoke, count } from './smoke.ts'
 import { percentile, summary } from './stats.ts'
 
@@ -95,28 +96,12 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
 const children: ChildProcess[] = []
 
 async function startInstance(): Promise<string> {
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'server/speech/main.ts', '--port', String(port), '--data', dir],
-    {
-      env: { ...process.env, REDIS_URL, SPEECH_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  )
-  children.push(child)
-  const url = `http://127.0.0.1:${port}`
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
-    if (child.exitCode !== null) throw new Error('a speech instance exited at start')
-    if (
-      await fetch(`${url}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return url
-  }
-  throw new Error('a speech instance did not start within 60 s')
+  const instance = await startSpeechProcess(`instance ${children.length + 1}`, dir, {
+    REDIS_URL,
+    SPEECH_REDIS_PREFIX: prefix,
+  })
+  children.push(instance.child)
+  return instance.url
 }
 
 const createKey = (org: string) => keyFromCli(org, dir)

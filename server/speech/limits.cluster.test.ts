@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
@@ -8,6 +7,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keyFromCli } from '../testing/keys-cli.ts'
 import { freePort } from '../testing/ports.ts'
+import { type SpeechProcess, startSpeechProcess } from '../testing/speech-process.ts'
 import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
 
 /**
@@ -22,12 +22,7 @@ const REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const LEASE_TTL_MS = 3000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Instance {
-  name: string
-  url: string
-  child: ChildProcess
-  output: string[]
-}
+type Instance = SpeechProcess
 
 const prefix = `test:speech-cluster:${randomUUID()}:`
 const dir = mkdtempSync(join(tmpdir(), 'speech-cluster-'))
@@ -78,36 +73,12 @@ class RedisProxy {
 
 /** Starts one speech service process and waits until it answers /health. */
 async function startInstance(name: string, redisUrl = REDIS_URL): Promise<Instance> {
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'server/speech/main.ts', '--port', String(port), '--data', dir],
-    {
-      env: {
-        ...process.env,
-        REDIS_URL: redisUrl,
-        SPEECH_REDIS_PREFIX: prefix,
-        SPEECH_LEASE_TTL_MS: String(LEASE_TTL_MS),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  return startSpeechProcess(
+    name,
+    dir,
+    { REDIS_URL: redisUrl, SPEECH_REDIS_PREFIX: prefix, SPEECH_LEASE_TTL_MS: String(LEASE_TTL_MS) },
+    { startupMs: 45_000, onSpawn: (instance) => instances.push(instance) },
   )
-  const instance: Instance = { name, url: `http://127.0.0.1:${port}`, child, output: [] }
-  for (const stream of [child.stdout, child.stderr])
-    stream?.on('data', (d: Buffer) => instance.output.push(d.toString()))
-  instances.push(instance)
-  const deadline = Date.now() + 45_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${instance.output.join('')}`)
-    const ok = await fetch(`${instance.url}/health`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok) return instance
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${instance.output.join('')}`)
-    await sleep(200)
-  }
 }
 
 const LONG = 'A long sentence keeps the generation slot busy for a while. '.repeat(30)

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,9 +8,9 @@ import { decodeAudio } from '../engine/codecs/decode.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { keyFromCli } from '../testing/keys-cli.ts'
 import { meetingFile } from '../testing/meetings.ts'
-import { freePort } from '../testing/ports.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 import { speechTestDatabase } from '../testing/speech-database.ts'
+import { type SpeechProcess, startSpeechProcess } from '../testing/speech-process.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { floatToPcm16Wav } from '../wav.ts'
 import type { SpeechStorage } from './store/db.ts'
@@ -28,12 +27,7 @@ const REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const TTL_MS = 3000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Instance {
-  name: string
-  url: string
-  child: ChildProcess
-  output: string[]
-}
+type Instance = SpeechProcess
 
 const prefix = `test:speech-jobs:${randomUUID()}:`
 const jobKeys = `${prefix}{jobs}:`
@@ -51,38 +45,18 @@ let speech: Buffer
 let meetingMs = Number.POSITIVE_INFINITY
 
 async function startInstance(name: string, workers: number): Promise<Instance> {
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'server/speech/main.ts', '--port', String(port), '--data', dir],
+  return startSpeechProcess(
+    name,
+    dir,
     {
-      env: {
-        ...process.env,
-        ...database.env,
-        REDIS_URL,
-        SPEECH_REDIS_PREFIX: prefix,
-        SPEECH_LEASE_TTL_MS: String(TTL_MS),
-        SPEECH_TRANSCRIPTION_WORKERS: String(workers),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ...database.env,
+      REDIS_URL,
+      SPEECH_REDIS_PREFIX: prefix,
+      SPEECH_LEASE_TTL_MS: String(TTL_MS),
+      SPEECH_TRANSCRIPTION_WORKERS: String(workers),
     },
+    { onSpawn: (instance) => instances.push(instance) },
   )
-  const instance: Instance = { name, url: `http://127.0.0.1:${port}`, child, output: [] }
-  for (const stream of [child.stdout, child.stderr])
-    stream?.on('data', (d: Buffer) => instance.output.push(d.toString()))
-  instances.push(instance)
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${instance.output.join('')}`)
-    const ok = await fetch(`${instance.url}/health`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok) return instance
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${instance.output.join('')}`)
-    await sleep(200)
-  }
 }
 
 function upload(

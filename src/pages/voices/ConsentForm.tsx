@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { useQueryClient } from '@tanstack/react-query'
 import { useId } from 'react'
-import { FormProvider, type Resolver, useForm } from 'react-hook-form'
+import { type Resolver, useForm } from 'react-hook-form'
 import {
   CONSENT_MAX_SECONDS,
   CONSENT_MIN_SECONDS,
@@ -10,7 +10,7 @@ import {
 } from '../../../schema/index.ts'
 import { createConsent } from '../../api/consents.ts'
 import { describeFailure, type Failure } from './failures.ts'
-import { ClipSection, NameField, useFailureFocus } from './form-parts.tsx'
+import { ClipForm, ClipSection, NameField, useFailureFocus } from './form-parts.tsx'
 import { type ConsentFields, type ConsentInput, consentFormSchema } from './form-schemas.ts'
 import { checkLanguageTag } from './format.ts'
 import { refreshAfterChange } from './queries.ts'
@@ -84,56 +84,47 @@ export function ConsentForm() {
           {CONSENT_PHRASE}
         </blockquote>
       </figure>
-      <FormProvider {...form}>
-        <form
-          className="voice-form"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault()
-            if (!busy) void onSubmit(e)
-          }}
-        >
-          <NameField label="Name of the voice’s owner" disabled={busy} />
-          <div className="field">
-            <label htmlFor={`${id}-language`}>Language of the recording</label>
-            <input
-              id={`${id}-language`}
-              autoComplete="off"
-              spellCheck={false}
-              disabled={busy}
-              aria-invalid={errors.language ? true : undefined}
-              aria-describedby={`${id}-language-hint${errors.language ? ` ${id}-language-error` : ''}`}
-              {...register('language', {
-                // Leaving the field puts a good tag in canonical case, or says at once what is wrong with it.
-                onBlur: () => {
-                  const checked = checkLanguageTag(getValues('language'))
-                  if (checked.tag) setValue('language', checked.tag)
-                  void trigger('language')
-                },
-              })}
-            />
-            <span id={`${id}-language-hint`} className="hint">
-              A language tag such as en-US, en-GB or de-DE.
-            </span>
-            {errors.language && (
-              <span id={`${id}-language-error`} className="field-error">
-                {errors.language.message}
-              </span>
-            )}
-          </div>
-          <ClipSection
-            legend="Consent recording"
-            range={{ minSeconds: CONSENT_MIN_SECONDS, maxSeconds: CONSENT_MAX_SECONDS }}
-            maxBytes={CONSENT_RECORDING_MAX_BYTES}
-            basename="consent"
-            transcriptLabel="Transcript (optional)"
-            transcriptHint="Leave empty and the service listens to the recording to check the phrase. Fill it in (with the phrase as spoken) only when the service cannot recognize speech."
-            save={save}
-            submitLabel="Save consent"
-            busyLabel="Saving consent…"
+      <ClipForm form={form} busy={busy} onSubmit={onSubmit}>
+        <NameField label="Name of the voice’s owner" disabled={busy} />
+        <div className="field">
+          <label htmlFor={`${id}-language`}>Language of the recording</label>
+          <input
+            id={`${id}-language`}
+            autoComplete="off"
+            spellCheck={false}
+            disabled={busy}
+            aria-invalid={errors.language ? true : undefined}
+            aria-describedby={`${id}-language-hint${errors.language ? ` ${id}-language-error` : ''}`}
+            {...register('language', {
+              // Leaving the field puts a good tag in canonical case, or says at once what is wrong with it.
+              onBlur: () => {
+                const checked = checkLanguageTag(getValues('language'))
+                if (checked.tag) setValue('language', checked.tag)
+                void trigger('language')
+              },
+            })}
           />
-        </form>
-      </FormProvider>
+          <span id={`${id}-language-hint`} className="hint">
+            A language tag such as en-US, en-GB or de-DE.
+          </span>
+          {errors.language && (
+            <span id={`${id}-language-error`} className="field-error">
+              {errors.language.message}
+            </span>
+          )}
+        </div>
+        <ClipSection
+          legend="Consent recording"
+          range={{ minSeconds: CONSENT_MIN_SECONDS, maxSeconds: CONSENT_MAX_SECONDS }}
+          maxBytes={CONSENT_RECORDING_MAX_BYTES}
+          basename="consent"
+          transcriptLabel="Transcript (optional)"
+          transcriptHint="Leave empty and the service listens to the recording to check the phrase. Fill it in (with the phrase as spoken) only when the service cannot recognize speech."
+          save={save}
+          submitLabel="Save consent"
+          busyLabel="Saving consent…"
+        />
+      </ClipForm>
     </section>
   )
 }

@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useMemo } from 'react'
-import { FormProvider, type Resolver, useForm, useWatch } from 'react-hook-form'
+import { type Resolver, useForm, useWatch } from 'react-hook-form'
 import {
   VOICE_SAMPLE_MAX_BYTES,
   VOICE_SAMPLE_MAX_SECONDS,
@@ -9,7 +9,7 @@ import {
 } from '../../../schema/index.ts'
 import { createVoice } from '../../api/voices.ts'
 import { describeFailure, type Failure, isCreationBusy } from './failures.ts'
-import { ClipSection, NameField, useFailureFocus } from './form-parts.tsx'
+import { ClipForm, ClipSection, NameField, useFailureFocus } from './form-parts.tsx'
 import { type VoiceFields, type VoiceInput, voiceFormSchema } from './form-schemas.ts'
 import { shortId, VOICE_CREATION_RETRY } from './format.ts'
 import { refreshAfterChange, useConsents } from './queries.ts'
@@ -111,67 +111,58 @@ export function VoiceForm() {
   return (
     <section aria-labelledby={`${id}-heading`} className="panel">
       <h2 id={`${id}-heading`}>Create a saved voice</h2>
-      <FormProvider {...form}>
-        <form
-          className="voice-form"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault()
-            if (!busy) void onSubmit(e)
-          }}
-        >
-          <NameField label="Voice name" disabled={busy} />
-          <fieldset className="binding" disabled={busy}>
-            <legend>Consent</legend>
-            <label>
-              <input type="radio" value="consent" {...register('binding')} />
-              Bound to a consent (the sample’s speaker must match it)
-            </label>
-            <label>
-              <input
-                type="radio"
-                value="extension"
-                {...register('binding', { onChange: () => clearErrors('consent') })}
-              />
-              No consent (extension form)
-            </label>
-            {binding === 'consent' && (
-              <div className="field">
-                <label htmlFor={`${id}-consent`}>Consent of the person in the sample</label>
-                <select
-                  id={`${id}-consent`}
-                  aria-invalid={errors.consent ? true : undefined}
-                  aria-describedby={errors.consent ? `${id}-consent-error` : undefined}
-                  {...register('consent')}
-                >
-                  <option value="">{consents.isPending ? 'Loading consents…' : 'Choose a consent…'}</option>
-                  {all.map((c) => (
-                    <option key={c.id} value={c.id}>
-                      {c.name} ({c.language}, {shortId(c.id)})
-                    </option>
-                  ))}
-                </select>
-                {errors.consent && (
-                  <span id={`${id}-consent-error`} className="field-error">
-                    {errors.consent.message}
-                  </span>
-                )}
-              </div>
-            )}
-          </fieldset>
-          <ClipSection
-            legend="Voice sample"
-            range={{ minSeconds: VOICE_SAMPLE_MIN_SECONDS, maxSeconds: VOICE_SAMPLE_MAX_SECONDS }}
-            maxBytes={VOICE_SAMPLE_MAX_BYTES}
-            basename="sample"
-            transcriptLabel="Transcript of the sample (optional)"
-            transcriptHint="The exact words of the sample. Leave empty and the service transcribes it itself."
-            save={save}
-            submitLabel="Save voice"
-            busyLabel="Saving voice…"
-          />
-        </form>
-      </FormProvider>
+      <ClipForm form={form} busy={busy} onSubmit={onSubmit}>
+        <NameField label="Voice name" disabled={busy} />
+        <fieldset className="binding" disabled={busy}>
+          <legend>Consent</legend>
+          <label>
+            <input type="radio" value="consent" {...register('binding')} />
+            Bound to a consent (the sample’s speaker must match it)
+          </label>
+          <label>
+            <input
+              type="radio"
+              value="extension"
+              {...register('binding', { onChange: () => clearErrors('consent') })}
+            />
+            No consent (extension form)
+          </label>
+          {binding === 'consent' && (
+            <div className="field">
+              <label htmlFor={`${id}-consent`}>Consent of the person in the sample</label>
+              <select
+                id={`${id}-consent`}
+                aria-invalid={errors.consent ? true : undefined}
+                aria-describedby={errors.consent ? `${id}-consent-error` : undefined}
+                {...register('consent')}
+              >
+                <option value="">{consents.isPending ? 'Loading consents…' : 'Choose a consent…'}</option>
+                {all.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name} ({c.language}, {shortId(c.id)})
+                  </option>
+                ))}
+              </select>
+              {errors.consent && (
+                <span id={`${id}-consent-error`} className="field-error">
+                  {errors.consent.message}
+                </span>
+              )}
+            </div>
+          )}
+        </fieldset>
+        <ClipSection
+          legend="Voice sample"
+          range={{ minSeconds: VOICE_SAMPLE_MIN_SECONDS, maxSeconds: VOICE_SAMPLE_MAX_SECONDS }}
+          maxBytes={VOICE_SAMPLE_MAX_BYTES}
+          basename="sample"
+          transcriptLabel="Transcript of the sample (optional)"
+          transcriptHint="The exact words of the sample. Leave empty and the service transcribes it itself."
+          save={save}
+          submitLabel="Save voice"
+          busyLabel="Saving voice…"
+        />
+      </ClipForm>
     </section>
   )
 }

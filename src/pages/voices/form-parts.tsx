@@ -1,7 +1,9 @@
-import { type RefObject, useEffect, useId, useRef } from 'react'
+import { type BaseSyntheticEvent, type ReactNode, type RefObject, useEffect, useId, useRef } from 'react'
 import {
   type FieldValues,
+  FormProvider,
   type Path,
+  type UseFormReturn,
   type UseFormSetFocus,
   useController,
   useFormContext,
@@ -15,6 +17,34 @@ import { FailureMessage } from './parts.tsx'
 import type { Save } from './useSave.ts'
 
 /** What the consent and voice forms share: their name field, the clip and the save, and where a failure points. */
+
+/** The form element of both, giving its parts the form's context; a submit while a save runs does nothing. */
+export function ClipForm<T extends FieldValues, C, U extends FieldValues>({
+  form,
+  busy,
+  onSubmit,
+  children,
+}: {
+  form: UseFormReturn<T, C, U>
+  busy: boolean
+  onSubmit: (e: BaseSyntheticEvent) => Promise<void>
+  children: ReactNode
+}) {
+  return (
+    <FormProvider {...form}>
+      <form
+        className="voice-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (!busy) void onSubmit(e)
+        }}
+      >
+        {children}
+      </form>
+    </FormProvider>
+  )
+}
 
 /** The fields every clip form has, whatever else it asks. */
 export interface ClipFields {
