@@ -59,6 +59,8 @@ describe('JitterBuffer', () => {
     const q = quantum()
     jb.render(q)
     expect(q.every((s) => s === 0)).toBe(true)
+    // The second chunk came after the first had played: 2 of them cover the chunk plus the lateness seen.
+    jb.push(tone(2400))
     jb.push(tone(2400))
     jb.render(q)
     expect(jb.counters.state).toBe('playing')
@@ -135,6 +137,7 @@ describe('JitterBuffer at the edges of an underrun', () => {
     const out = renderWhile(jb, 'playing')
     expect(jb.counters.underruns).toBe(1)
     jb.push(loud(2400))
+    jb.push(loud(2400))
     out.push(...renderWhile(jb, 'prebuffering'), ...renderWhile(jb, 'playing').slice(0, 8))
     // Unramped, the cut and the resumption are steps of 0.8; ramped over a quantum and 2 ms they are small.
     expect(largestStep(out)).toBeLessThan(0.1)
@@ -151,11 +154,14 @@ describe('JitterBuffer at the edges of an underrun', () => {
   })
 
   describe('early start (adaptive prebuffer)', () => {
-    /** Feeds `chunkFrames` every `everyQuanta` render quanta (48 kHz output: a quantum is 64 source frames). */
-    function feed(jb: JitterBuffer, chunkFrames: number, everyQuanta: number, quanta: number) {
+    /**
+     * Feeds `chunkFrames` every `everyQuanta` render quanta (48 kHz output: a quantum is 64 source frames), the first
+     * at quantum `firstAt`.
+     */
+    function feed(jb: JitterBuffer, chunkFrames: number, everyQuanta: number, quanta: number, firstAt = 0) {
       let playedAt: number | null = null
       for (let n = 0; n < quanta; n++) {
-        if (n % everyQuanta === 0) jb.push(tone(chunkFrames))
+        if (n >= firstAt && (n - firstAt) % everyQuanta === 0) jb.push(tone(chunkFrames))
         jb.render(quantum())
         if (playedAt === null && jb.counters.state === 'playing') playedAt = n
       }
@@ -176,10 +182,20 @@ describe('JitterBuffer at the edges of an underrun', () => {
     it('waits for the full target when audio arrives at the pace it plays', () => {
       const jb = buffer()
       jb.start(200, 40)
-      // 16 ms of audio every 6 quanta (16 ms): real time.
-      const playedAt = feed(jb, 384, 6, 200)
-      // 4800 frames need 13 chunks: the 13th arrives at quantum 72.
-      expect(playedAt).toBe(72)
+      // 16 ms of audio every 6 quanta (16 ms), each once it has been made: real time.
+      const playedAt = feed(jb, 384, 6, 200, 5)
+      // 4800 frames need 13 chunks: the 13th arrives at quantum 77.
+      expect(playedAt).toBe(77)
+      expect(jb.counters.underruns).toBe(0)
+    })
+
+    it('counts the wait for the first chunk: a fast burst after a slow start is not fast production', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      // The first chunk after 150 ms (56 quanta), then 20 ms every 2 quanta: by the 2nd chunk 960 frames in 3,712.
+      const playedAt = feed(jb, 480, 2, 200, 56)
+      // The rate since the start passes 1.5× with the 10th chunk at quantum 74 — the full target's own moment.
+      expect(playedAt).toBe(74)
     })
 
     it('holds twice the longest wait between arrivals seen before an early start', () => {
@@ -222,6 +238,49 @@ describe('JitterBuffer at the edges of an underrun', () => {
       const jb = buffer()
       jb.start(200)
       expect(feed(jb, 480, 2, 60)).toBe(18)
+    })
+  })
+
+  describe('the target grows with lateness seen', () => {
+    /** A real-time stream of 100 ms chunks (2400 frames, 37.5 quanta); `delays` holds extra ms per chunk. */
+    function realTime(jb: JitterBuffer, delays: number[], quanta: number) {
+      const arrivals = delays.map((d, k) => Math.ceil(((k + 1) * 100 + d) / (128 / 48)))
+      const last = Math.max(...arrivals)
+      for (let n = 0; n < quanta; n++) {
+        for (const at of arrivals) if (at === n) jb.push(tone(2400))
+        if (n === last) jb.end()
+        jb.render(quantum())
+      }
+    }
+
+    it('keeps the recommended target for a steady stream', () => {
+      const jb = buffer()
+      jb.start(200)
+      realTime(jb, [0, 0, 0, 0, 0, 0], 400)
+      expect(jb.counters.underruns).toBe(0)
+    })
+
+    it('after an underrun restarts with enough to cover the lateness that caused it', () => {
+      const jb = buffer()
+      jb.start(200)
+      // On time until chunk 4, then 150 ms late, then 300 ms late. The plain target would restart with 200 ms at
+      // 750 ms and run dry again before chunk 8 (1,200 ms); restarting with 250 ms (chunk + 150 ms) at 850 ms, the
+      // ring lasts until 1,250 ms.
+      realTime(jb, [0, 0, 0, 0, 150, 150, 150, 150, 300, 300, 300], 900)
+      expect(jb.counters.underruns).toBe(1)
+    })
+
+    it('grows to three times the recommended target at most', () => {
+      const jb = buffer()
+      jb.start(100)
+      jb.push(tone(2400))
+      for (let n = 0; n < 400; n++) jb.render(quantum()) // a second's wait: lateness far beyond 300 ms
+      for (let k = 0; k < 2; k++) jb.push(tone(2400))
+      jb.render(quantum())
+      expect(jb.counters.state).toBe('prebuffering')
+      jb.push(tone(2400))
+      jb.render(quantum())
+      expect(jb.counters.state).toBe('playing')
     })
   })
 })

@@ -18,7 +18,8 @@ export const MARKUP_PREBUFFER_MS = 350
 
 /**
  * The least audio playback may start with when it arrives well ahead of playback (the player's adaptive prebuffer,
- * src/audio/jitter-buffer.ts); the recommended prebuffer below stays the ceiling when production is slow or jittery.
+ * src/audio/jitter-buffer.ts). Slow production waits for the recommended prebuffer below, which is a floor: the
+ * player raises it when the stream has arrived late (contract 6.1: "at least 200 ms").
  */
 export const EARLIEST_START_MS = 40
 
