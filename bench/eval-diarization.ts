@@ -12,12 +12,12 @@
  * with its parts, and the speaker count found per file against the reference's; with the count estimated and with the
  * reference count given as `numSpeakers`.
  *
- * Flags: `--reference-speech` runs the diarizer on the reference's speech instead of the VAD's (the speaker part
- * alone; "one speaker" is then the 31.3 % of issue 20); `--estimated` / `--given-count` only one of the two runs;
+ * Flags: `--reference-speech` runs the diarizer on the reference's speech instead of the VAD's (the speaker part alone;
+ * "one speaker" is then the 31.3 % of issue 20); `--estimated` / `--given-count` only one of the two runs;
  * `--options '<json>'` other DiarizerOptions; `--leave-one-out` also scores the count rule with its two constants
- * chosen on the other nine files for each file; `--diagnose` prints, per file and candidate count, what the count
- * rule and the verifier's embedder see (see diagnose). `DIARIZATION_DATA` points at another copy of the data. `--smoke`
- * (bench/smoke.ts): the first two excerpts, count estimated only.
+ * fitted on the other nine files for each file (as count.ts fits them: the held-out figures); `--diagnose` prints, per
+ * file and candidate count, what the count rule and the verifier's embedder see (see diagnose). `DIARIZATION_DATA`
+ * points at another copy of the data. `--smoke` (bench/smoke.ts): the first two excerpts, count estimated only.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -170,6 +170,8 @@ function scoreFile(m: Meeting, spans: SpeakerSpan[]): FileScores {
   }
 }
 
+const withinOne = (f: FileScores) => Math.abs(f.hypothesisSpeakers - f.speakers) <= 1
+
 function summarise(files: FileScores[], realTimeFactor: number): Evaluation {
   return {
     files,
@@ -178,7 +180,7 @@ function summarise(files: FileScores[], realTimeFactor: number): Evaluation {
       oneSpeaker: sum(files.map((f) => f.oneSpeaker)),
       oracle: sum(files.map((f) => f.oracle)),
     },
-    countWithinOne: files.filter((f) => Math.abs(f.hypothesisSpeakers - f.speakers) <= 1).length,
+    countWithinOne: files.filter(withinOne).length,
     realTimeFactor,
   }
 }
@@ -212,8 +214,9 @@ export async function evaluateDiarization(
 }
 
 /**
- * The count rule with its constants (minimum share, same-voice cosine) chosen for each file on the other nine: the
- * pair with the least error there (ties: the middle one of the tied pairs, in grid order).
+ * The count rule with its constants (minimum share, same-voice cosine) chosen for each file on the other nine, as
+ * count.ts fits them: among the pairs whose error there is under one speaker's, the most counts within one of the
+ * reference, then the least error (ties: the middle one of the tied pairs, in grid order).
  */
 export async function leaveOneOut(
   meetings: Meeting[],
@@ -255,11 +258,18 @@ export async function leaveOneOut(
   const files: FileScores[] = []
   const chosen: { id: string; minShare: number; sameVoice: number }[] = []
   perFile.forEach((file, i) => {
-    const totals = grid.map((_, g) =>
-      perFile.reduce((s, other, j) => s + (j === i ? 0 : (other.errors[g] as number)), 0),
-    )
-    const least = Math.min(...totals)
-    const tied = grid.flatMap((_, g) => ((totals[g] as number) <= least + 1e-9 ? [g] : []))
+    const others = perFile.filter((_, j) => j !== i)
+    const oneSpeaker = others.reduce((s, other) => s + wrong((other.scores[0] as FileScores).oneSpeaker), 0)
+    const fits = grid.map((_, g) => ({
+      g,
+      error: others.reduce((s, other) => s + (other.errors[g] as number), 0),
+      within: others.filter((other) => withinOne(other.scores[g] as FileScores)).length,
+    }))
+    const allowed = fits.filter((fit) => fit.error < oneSpeaker)
+    const pool = allowed.length > 0 ? allowed : fits
+    const most = Math.max(...pool.map((fit) => fit.within))
+    const least = Math.min(...pool.filter((fit) => fit.within === most).map((fit) => fit.error))
+    const tied = pool.filter((fit) => fit.within === most && fit.error <= least + 1e-9).map((fit) => fit.g)
     const g = tied[Math.floor(tied.length / 2)] as number
     chosen.push({ id: file.meeting.id, ...(grid[g] as { minShare: number; sameVoice: number }) })
     files.push(file.scores[g] as FileScores)

@@ -1,8 +1,8 @@
 /**
  * The classical diarizer: Silero VAD finds speech; the speech frames above the recording's loudness gate (MFCCs and
  * loudness) are split into 1, 2, … speakers by the agglomerative GMM–HMM clustering of hmm-cluster.ts, off the main
- * thread; the number of speakers is the caller's, or the largest count at which every speaker holds a fair share of
- * the speech and no two of them sound alike as whole voices (count.ts). Quiet frames (pauses, breath) follow the
+ * thread; the number of speakers is the caller's, or the largest count at which every speaker holds more than a sliver
+ * of the speech and no two of them sound alike as whole voices (count.ts). Quiet frames (pauses, breath) follow the
  * speaker around them. Turns too short to be real are absorbed by their neighbours. `partition: 'windows'` is the
  * earlier diarizer: the count from clustering 1.5 s windows, frames labelled by the vote of the window clusters.
  */
@@ -10,11 +10,11 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { CEPSTRA, FRAMES_PER_SECOND } from '../speaker/features.ts'
 import { analyzeSpeechInSteps, type SpeechTrack } from '../speaker/statistics.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
-import { openClusterSession } from './cluster-thread.ts'
-import { COUNT_DEFAULTS, type CountRule, chooseCount, clearlyOne } from './count.ts'
+import { hmmClusterOffThread } from './cluster-thread.ts'
+import { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
 import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 import type { FrameMatrix } from './gmm.ts'
-import { consensusLadder, HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
+import { HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from './windows.ts'
 
 export interface DiarizerOptions {
@@ -50,11 +50,6 @@ export interface DiarizerOptions {
   vad?: DetectOptions
   /** Turns shorter than this are given to the speaker around them. */
   minTurnSeconds?: number
-  /**
-   * When the count is estimated, make the first clustering run alone and skip the others when the count is clearly
-   * one (see candidates). Off: every run, always (the evaluation compares both).
-   */
-  earlyStop?: boolean
 }
 
 /** See DiarizerOptions.threshold; the recording screen and the online tracker count voices with it too. */
@@ -72,7 +67,6 @@ const DEFAULTS = {
   // Pauses under 1 s stay inside speech: AMI reference turns run through them.
   vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 },
   minTurnSeconds: 0.5,
-  earlyStop: true,
 } satisfies Required<DiarizerOptions>
 
 /** Below this many gated frames (a second) the gate is not used: too little to model. */
@@ -96,7 +90,7 @@ export interface ClassicalDiarizer extends Diarizer {
     audio: Float32Array,
     regions: SpeechRegion[],
     top: number,
-    opts?: { signal?: AbortSignal; earlyStop?: boolean },
+    opts?: { signal?: AbortSignal },
   ): Promise<Candidates | null>
   /** Spans of one candidate partition, as `diarize` finishes them. */
   spans(frameLabels: Int32Array): SpeakerSpan[]
@@ -107,11 +101,6 @@ export interface Candidates {
   windows: Window[]
   /** Speakers found by clustering the centred windows (at most the top count): the least count estimated. */
   windowCount: number
-  /**
-   * The count is clearly one: only the first clustering run was made (count.ts, clearlyOne), and the partitions
-   * for more speakers are that run's alone.
-   */
-  stoppedEarly: boolean
 }
 
 export function createClassicalDiarizer(options: DiarizerOptions = {}): ClassicalDiarizer {
@@ -119,16 +108,11 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
   const hmm = { ...HMM_CLUSTER_DEFAULTS, ...config.hmm }
   const rule = { ...COUNT_DEFAULTS, ...config.count }
 
-  /**
-   * With `earlyStop` (the count is to be estimated from one up), the first clustering run is made alone, and when
-   * the window clustering finds one speaker and that run's two-speaker split is clearly one voice, the other runs are
-   * skipped: most meetings' count comes out as one, and the runs are most of the cost.
-   */
   async function candidates(
     audio: Float32Array,
     regions: SpeechRegion[],
     top: number,
-    { signal, earlyStop = false }: { signal?: AbortSignal; earlyStop?: boolean } = {},
+    { signal }: { signal?: AbortSignal } = {},
   ): Promise<Candidates | null> {
     if (regions.length === 0) return null
     const track = await analyzeSpeechInSteps(audio, signal)
@@ -145,25 +129,9 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
     const gated = speech.filter((f) => (track.features.energyDb[f] as number) >= track.gateDb)
     const modelled = config.gate && gated.length >= MIN_GATED_FRAMES ? gated : speech
     const frames = speakerFrames(track, modelled, config.loudness)
-    const fill = (ladder: Int32Array[]) =>
-      ladder.map((labels) => fillLabels(track.features.count, speech, modelled, labels))
-    const runs = Array.from({ length: Math.max(1, hmm.runs) }, (_, r) => r)
-    const rows = frames.rows
-    const session = openClusterSession(frames, top, hmm, signal)
-    let ladders: Int32Array[][]
-    try {
-      if (earlyStop && windowCount === 1 && runs.length > 1 && top > 1) {
-        const first = await session.runs([0])
-        const partitions = fill(consensusLadder(rows, top, first))
-        if (clearlyOne(partitions[1] as Int32Array, windows, rule))
-          return { partitions, windows, windowCount, stoppedEarly: true }
-        ladders = [...first, ...(await session.runs(runs.slice(1)))]
-      } else ladders = await session.runs(runs)
-    } finally {
-      session.close()
-    }
-    const partitions = fill(consensusLadder(rows, top, ladders))
-    return { partitions, windows, windowCount, stoppedEarly: false }
+    const ladder = await hmmClusterOffThread(frames, top, hmm, signal)
+    const partitions = ladder.map((labels) => fillLabels(track.features.count, speech, modelled, labels))
+    return { partitions, windows, windowCount }
   }
 
   function spans(frameLabels: Int32Array): SpeakerSpan[] {
@@ -190,12 +158,10 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
       return spans(labelFrames(track.features.count, regions, windows, labels))
     }
     const top = count.numSpeakers ?? Math.max(count.minSpeakers ?? 1, count.maxSpeakers ?? rule.maxSpeakers)
-    const fromOne = count.numSpeakers === undefined && (count.minSpeakers ?? 1) <= 1
-    const found = await candidates(audio, regions, top, { signal, earlyStop: config.earlyStop && fromOne })
+    const found = await candidates(audio, regions, top, { signal })
     if (!found) return []
     const chosen =
       count.numSpeakers ??
-      (found.stoppedEarly ? 1 : undefined) ??
       chooseCount(found.partitions, found.windows, {
         ...rule,
         minSpeakers: Math.max(count.minSpeakers ?? 1, found.windowCount),

@@ -1,9 +1,9 @@
 /**
  * The GMM–HMM clustering off the main thread: it is CPU work of one to two seconds per minute of speech (three runs
  * of EM and Viterbi), which would stall every stream the service is sending meanwhile. Each clustering gets its own
- * worker thread (about 0.1 s to start), which keeps the frames so that runs can be asked for in steps (the diarizer
- * asks for the first run, then for the others only when the count may be above one), and is ended when the caller
- * closes it or the signal aborts.
+ * worker thread (about 0.1 s to start), which keeps the frames so that runs can be asked for in steps, and is ended
+ * when the caller closes it or the signal aborts. (The diarizer asks for all runs at once since its count admits
+ * small speakers: a first run alone no longer tells when the others can be skipped, docs/diarization.md.)
  */
 import { Worker } from 'node:worker_threads'
 import type { FrameMatrix } from './gmm.ts'

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadMeetings, MEETINGS_DIR, speechOf } from '../../../bench/eval-diarization.ts'
+import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { concat, silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
-import { createClassicalDiarizer, createDiarizer } from './index.ts'
+import { createDiarizer } from './index.ts'
 import { createOnlineSpeakerTracker } from './online.ts'
 
 const LINES = [
@@ -45,11 +45,11 @@ describe('diarizer', () => {
     const spans = await diarizer.diarize(dialogue)
     expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
     expect(spans[0]?.speaker).toBe(0)
-    // Against labelling all of it one speaker (about half the speech confused). Alone this dialogue scores about
-    // 0.12; in two of three full-suite runs on 2026-11-27 one scored 0.21, twice in a row, which runs of this file
-    // alone, under CPU load, or of the whole integration project never reproduced (the cause is not found yet; the
-    // pipeline is seeded and single-threaded). Half the one-speaker error still fails a diarizer that merges or
-    // swaps the two voices.
+    // Against labelling all of it one speaker (about half the speech confused). The dialogue is not the same audio in
+    // every run: each newly started eSpeak worker renders it slightly differently (27 dB under the signal), and over
+    // eight fresh synthesizers it scored 0.12–0.13 six times and about 0.20 twice (docs/diarization.md); the diarizer
+    // is deterministic on given samples. Half the one-speaker error still fails a diarizer that merges or swaps the two
+    // voices.
     const oneSpeaker = diarizationError(
       reference,
       reference.map((turn) => ({ start: turn.start, end: turn.end, speaker: 0 })),
@@ -78,11 +78,7 @@ describe('diarizer', () => {
   it('can still label frames by the vote of the window clusters', async () => {
     const spans = await createDiarizer({ partition: 'windows' }).diarize(dialogue)
     expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
-    // Against labelling all of it one speaker (about half the speech confused). Alone this dialogue scores about
-    // 0.12; in two of three full-suite runs on 2026-11-27 one scored 0.21, twice in a row, which runs of this file
-    // alone, under CPU load, or of the whole integration project never reproduced (the cause is not found yet; the
-    // pipeline is seeded and single-threaded). Half the one-speaker error still fails a diarizer that merges or
-    // swaps the two voices.
+    // Against labelling all of it one speaker, as above (the dialogue's audio varies with the eSpeak worker).
     const oneSpeaker = diarizationError(
       reference,
       reference.map((turn) => ({ start: turn.start, end: turn.end, speaker: 0 })),
@@ -110,23 +106,18 @@ describe('diarizer', () => {
   )
 
   it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
-    'stops after the first clustering run where the count is clearly one, with the answer of every run',
+    'counts the people of meetings dominated by one voice within one, the sparse ones included',
     async () => {
-      // trn03 and trn06 are one voice with sparse others (1.2 s of 30 s; 4.8 s of 31 s): the one clustering run's
-      // two-speaker split fails the count rule by a margin. trn00 has three people: all runs are made.
-      const meetings = (await loadMeetings()).filter((m) => ['trn00', 'trn03', 'trn06'].includes(m.id))
-      const early = createClassicalDiarizer()
-      const every = createClassicalDiarizer({ earlyStop: false })
-      const stopped: string[] = []
+      // One voice holds 23–30 s of each; the others say 0.8–4.8 s between them (trn09's second person only ever
+      // talks over the first). A count rule that needs every speaker to hold a fair share finds one speaker in all
+      // three (trn06 and trn09 off by two); the shipped one counts small clusters that sound distinct.
+      const meetings = (await loadMeetings()).filter((m) => ['trn03', 'trn06', 'trn09'].includes(m.id))
+      const diarizer = createDiarizer()
       for (const m of meetings) {
-        const spans = await early.diarize(m.audio)
-        expect(spans).toEqual(await every.diarize(m.audio))
-        const regions = speechOf(await early.diarize(m.audio, { numSpeakers: 1 }))
-        const found = await early.candidates(m.audio, regions, 4, { earlyStop: true })
-        if (found?.stoppedEarly) stopped.push(m.id)
-        expect(new Set(spans.map((s) => s.speaker)).size).toBe(m.id === 'trn00' ? 3 : 1)
+        const reference = new Set(m.turns.map((t) => t.speaker)).size
+        const found = new Set((await diarizer.diarize(m.audio)).map((s) => s.speaker)).size
+        expect(Math.abs(found - reference), m.id).toBeLessThanOrEqual(1)
       }
-      expect(stopped).toEqual(['trn03', 'trn06'])
     },
     120_000,
   )

@@ -87,8 +87,7 @@ export function hmmClusterLadder(
 
 /**
  * The ladders (index k − 1: the labels as the run passes k speakers) of the listed runs; run r starts from r more
- * initial parts than run 0. hmmClusterLadder is the consensus of runs 0…runs − 1; the diarizer runs 0 first and the
- * others only when the count may be above one (count.ts, clearlyOne).
+ * initial parts than run 0. hmmClusterLadder is the consensus of runs 0…runs − 1.
  */
 export function hmmClusterRuns(
   frames: FrameMatrix,
