@@ -49,7 +49,7 @@ const FSDD_FOLD: Record<string, number> = {
   nicolas: 1,
   yweweler: 1,
 }
-const AMI_FOLD_OF_ROOM: Record<string, number> = {
+export const AMI_FOLD_OF_ROOM: Record<string, number> = {
   'ami:trn00': 0,
   'ami:trn06': 0,
   'ami:trn04': 1,

@@ -29,8 +29,12 @@ import { foregroundRegions } from '../server/engine/speaker/screen.ts'
 import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
 import { sustainedToneShare } from '../server/engine/speaker/tonality.ts'
+import { joinClips } from '../server/testing/speakers.ts'
+import type { Meeting } from './eval-diarization.ts'
 import {
+  AMI_FOLD_OF_ROOM,
   amiClips,
+  amiRooms,
   type Clip,
   fitNapOnFold,
   fsddClips,
@@ -40,6 +44,7 @@ import {
   twoPersonClips,
   verificationTrials,
 } from './real-speech.ts'
+import { singleSpeakerSegments } from './speaker-eer.ts'
 
 export interface Scored {
   score: number
@@ -48,6 +53,8 @@ export interface Scored {
   fold: number
   /** Seconds of voiced speech (the screen's measure) in the trial's two clips. */
   voiced?: [number, number]
+  /** The two clips' speakers, in order: how many people the trials rest on. */
+  speakers?: string
 }
 
 /** gmm-ubm-v1's threshold when it shipped (fold-0 rule, docs/voices-and-consents.md), for the comparison. */
@@ -97,7 +104,8 @@ export async function scoreTrials(embedder: SpeakerEmbedder, clips: Clip[]): Pro
     // A clip the embedder cannot use is refused: an owner's counts as refused, an impostor's as stopped.
     const score = a && b ? verificationScore(embedder, a, b) : Number.NEGATIVE_INFINITY
     const seconds: [number, number] = [voiced[t.enrol] as number, voiced[t.test] as number]
-    return [{ score, same: t.same, sameRoom: t.sameRoom, fold: t.fold, voiced: seconds }]
+    const speakers = [clips[t.enrol]?.speaker, clips[t.test]?.speaker].sort().join(' – ')
+    return [{ score, same: t.same, sameRoom: t.sameRoom, fold: t.fold, voiced: seconds, speakers }]
   })
 }
 
@@ -190,6 +198,127 @@ export function printNetSpeech(
       long.filter((t) => t.fold === 1),
     )
   }
+}
+
+/**
+ * One-person clips of the meeting excerpts holding at least `voiced` seconds of voiced speech (the screen's count):
+ * one speaker's one-person stretches of one excerpt (the RTTM turns; stretches over 4 s cut first), joined in order
+ * with short pauses until they hold that much, each stretch used once. So same-room trials as long as the service
+ * now verifies (both clips at MIN_VERIFIED_SPEECH_SECONDS), which the fixed-length clips above almost never give.
+ */
+export function meetingClipsByVoice(meetings: Meeting[], voiced: number): Clip[] {
+  const rooms = amiRooms(meetings)
+  const clips: Clip[] = []
+  for (const m of meetings) {
+    const room = rooms.get(m.id) as string
+    const pending = new Map<string, { parts: Float32Array[]; voiced: number; start: number }>()
+    for (const s of singleSpeakerSegments(m, 0.3, 4)) {
+      const part = m.audio.subarray(Math.round(s.start * 16_000), Math.round(s.end * 16_000))
+      const open = pending.get(s.speaker) ?? { parts: [], voiced: 0, start: s.start }
+      open.parts.push(part)
+      open.voiced += voicedSeconds(part)
+      pending.set(s.speaker, open)
+      if (open.voiced < voiced) continue
+      clips.push({
+        audio: joinClips(open.parts, 0.15),
+        speaker: `ami:${s.speaker}`,
+        room,
+        fold: AMI_FOLD_OF_ROOM[room] ?? 0,
+        corpus: 'ami',
+        source: `${m.id}@${open.start.toFixed(2)}`,
+      })
+      pending.delete(s.speaker)
+    }
+  }
+  return clips
+}
+
+/** The highest threshold accepting at least `share` of the owners among `trials`. */
+export function ownerThreshold(trials: Scored[], share: number): number {
+  const scores = trials
+    .filter((t) => t.same)
+    .map((t) => t.score)
+    .sort((a, b) => a - b)
+  return scores[Math.floor((1 - share) * scores.length)] ?? Number.NaN
+}
+
+/**
+ * Same-room impostors at the length the service verifies (issue 19): trials whose two clips both hold
+ * MIN_VERIFIED_SPEECH_SECONDS of voiced speech — FSDD clips of 4 s and meeting clips joined by voiced speech
+ * (`meetingClipsByVoice`) — every score held out as above. Prints the figures at `shipped` and at the threshold
+ * keeping owners ≥ 90%, chosen on one fold and measured on the other, the operating point's rule over these and
+ * `longer` trials (longer clips score higher for everyone), then curves.
+ */
+export function printLongSameRoom(scored: Scored[], longer: Scored[], shipped: number): void {
+  const verified = (trials: Scored[]) => trials.filter((t) => netSpeech(t) >= MIN_VERIFIED_SPEECH_SECONDS)
+  const long = verified(scored)
+  const fold = (f: number) => long.filter((t) => t.fold === f)
+  const cell = (xs: Scored[], threshold: number) =>
+    xs.length ? `${pct(acceptance(xs, threshold))} of ${String(xs.length).padEnd(4)}` : '     – of 0   '
+  const row = (label: string, trials: Scored[], threshold: number) =>
+    console.log(
+      `    ${label.padEnd(40)} owners accepted ${cell(
+        trials.filter((t) => t.same),
+        threshold,
+      )} same-room FA ${cell(
+        trials.filter((t) => !t.same && t.sameRoom),
+        threshold,
+      )} different-room FA ${cell(
+        trials.filter((t) => !t.same && !t.sameRoom),
+        threshold,
+      )}`,
+    )
+  console.log(`  same-room impostors, both clips ≥ ${MIN_VERIFIED_SPEECH_SECONDS} s of voiced speech:`)
+  for (const f of [0, 1]) {
+    const pairs = new Set(
+      fold(f)
+        .filter((t) => !t.same && t.sameRoom)
+        .map((t) => t.speakers),
+    )
+    console.log(`    fold ${f}: same-room pairs of people: ${[...pairs].join(', ') || 'none'}`)
+  }
+  row(`fold 0 at shipped ${shipped}`, fold(0), shipped)
+  row(`fold 1 at shipped ${shipped}`, fold(1), shipped)
+  row(`both folds at shipped ${shipped}`, long, shipped)
+  for (const [from, to] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    const threshold = ownerThreshold(fold(from), 0.9)
+    row(`owners ≥ 90% on fold ${from}: ${threshold.toFixed(3)}, on fold ${to}`, fold(to), threshold)
+  }
+  // The operating point's rule, as for the shorter trials: the lowest threshold letting at most 5% of fold 0's
+  // same-room impostors through (fold 1 has too few to choose by), here among every trial the service verifies —
+  // these and the longer clips' — checked on fold 1.
+  const sameRoom0 = [...fold(0), ...verified(longer).filter((t) => t.fold === 0)].filter(
+    (t) => !t.same && t.sameRoom,
+  )
+  const rule = thresholdFor(sameRoom0, 0.05)
+  console.log(
+    `    rule: same-room ≤ 5% of fold 0's ${sameRoom0.length} (these and the longer clips'): ${rule.toFixed(3)}`,
+  )
+  row('  on fold 0', fold(0), rule)
+  row('  on held-out fold 1', fold(1), rule)
+  row(
+    '  longer clips, fold 0',
+    verified(longer).filter((t) => t.fold === 0),
+    rule,
+  )
+  row(
+    '  longer clips, held-out fold 1',
+    verified(longer).filter((t) => t.fold === 1),
+    rule,
+  )
+  console.log('    curve, both folds:')
+  const curve = [0.05, 0.08, 0.1, 0.11, 0.12, 0.125, 0.13, 0.14, 0.16, 0.2, 0.25]
+  for (const threshold of [...new Set([...curve, shipped])].sort((a, b) => a - b))
+    row(`  ${threshold.toFixed(3)}${threshold === shipped ? ' (shipped)' : ''}`, long, threshold)
+  console.log('    curve, held-out fold 1 (shipped models):')
+  for (const threshold of [...new Set([0.11, 0.12, 0.125, 0.13, 0.14, shipped])].sort((a, b) => a - b))
+    row(`  ${threshold.toFixed(3)}${threshold === shipped ? ' (shipped)' : ''}`, fold(1), threshold)
+  console.log('    curve, longer clips, both folds:')
+  for (const threshold of [...new Set([0.11, 0.125, 0.13, 0.14, 0.15, 0.16, shipped])].sort((a, b) => a - b))
+    row(`  ${threshold.toFixed(3)}${threshold === shipped ? ' (shipped)' : ''}`, verified(longer), threshold)
 }
 
 /** Owners accepted and impostors let through at `threshold`, with the equal error rates, for one set of trials. */
@@ -518,6 +647,19 @@ export async function benchRealSpeech(): Promise<void> {
       { label: `the trials above (${clips.length} clips)`, scored: v2Scored },
       { label: `longer clips (6 s FSDD, 4–8 s AMI; ${longClips.length} clips)`, scored: longScored },
     ],
+    DEFAULT_VERIFICATION_THRESHOLD,
+  )
+  const byVoice = [
+    ...fsddClips(takes, 4, 3),
+    ...meetingClipsByVoice(real.meetings, MIN_VERIFIED_SPEECH_SECONDS),
+  ]
+  const inVoiceFold = (fold: number) => byVoice.map((c) => ({ ...c, fold: c.fold === fold ? c.fold : -1 }))
+  printLongSameRoom(
+    [
+      ...(await scoreTrials(embedder, inVoiceFold(1))),
+      ...(await scoreTrials(mirroredV2, inVoiceFold(0))),
+    ].filter((t) => t.fold >= 0),
+    longScored,
     DEFAULT_VERIFICATION_THRESHOLD,
   )
   if (process.env.VOICES_BENCH_BEFORE) {

@@ -285,6 +285,19 @@ describe('saved voices', () => {
     expect(await stored('voices')).toEqual(before)
   }, 60_000)
 
+  it('refuses a consent-bound sample with too little voice to verify, and takes it without a consent', async () => {
+    // 2 s of audio, about 1.5 s of it voiced: enough for a voice, under what verification needs.
+    const short = wavFile(await spokenPcm(synth, 'The weather today is bright and calm.', 'english_40'))
+    const consent = (await createConsent()).body.id as string
+    const before = await stored('voices')
+    const bound = await createVoice({ consent }, short)
+    expect(bound.status).toBe(400)
+    expect(bound.body.error).toMatchObject({ code: 'invalid_audio', param: 'audio_sample' })
+    expect(bound.body.error.message).toMatch(/too little speech \(1\.\d s of voice; at least 1\.75 s.*longer/)
+    expect(await stored('voices')).toEqual(before)
+    expect((await createVoice({}, short)).status).toBe(200)
+  }, 60_000)
+
   it('refuses an unknown or foreign consent with 404 consent_not_found', async () => {
     const foreignConsent = (
       await createConsent({ consent_transcript: CONSENT_PHRASE }, consentWav, await otherOrgKey())

@@ -28,7 +28,7 @@ import {
 import type { Slot, SlotPool } from '../slots.ts'
 import type { ConsentRecord, VoiceRecord, VoiceStore } from '../store/voices.ts'
 
-/** What the recording screen says of a consent clip (server/engine/speaker/screen.ts). */
+/** What the recording screen says of a consent clip, or of a sample checked against a consent (screen.ts). */
 export interface RecordingScreen {
   speechSeconds: number
   /** Seconds of voiced speech, the evidence speaker verification decides by. */
@@ -185,7 +185,10 @@ export class VoiceService {
     const slot = await this.cloningSlot(signal)
     try {
       const audio = await this.decodeSample(ref.audio, 'reference_audio')
-      if (consent) await this.verifySpeaker(consent.id, this.embedSample(audio, 'reference_audio'))
+      if (consent) {
+        this.requireVerifiableSpeech(audio, 'reference_audio')
+        await this.verifySpeaker(consent.id, this.embedSample(audio, 'reference_audio'))
+      }
       const language = consent?.language ?? 'en-US'
       const { params } = await prepareVoice(this.deps.synthesizer, {
         audio,
@@ -212,6 +215,22 @@ export class VoiceService {
     return audio
   }
 
+  /**
+   * A clip checked against a consent needs the voiced speech a consent recording needs (MIN_VERIFIED_SPEECH_SECONDS,
+   * counted by the same screen): with less on either side the verifier refuses too many owners and lets more
+   * impostors through to decide on (docs/voices-and-consents.md). Refused with what to record instead.
+   */
+  private requireVerifiableSpeech(audio: Float32Array, param: 'audio_sample' | 'reference_audio'): void {
+    const { voicedSeconds } = this.deps.screen(audio)
+    if (voicedSeconds >= MIN_VERIFIED_SPEECH_SECONDS) return
+    const clip = param === 'audio_sample' ? 'The voice sample' : 'The reference audio'
+    throw unusableAudio(
+      'invalid_audio',
+      param,
+      `${clip} holds too little speech (${voicedSeconds.toFixed(1)} s of voice; at least ${MIN_VERIFIED_SPEECH_SECONDS} s is needed) to check that the consent's speaker is speaking. Record again for longer: several seconds of the same person talking steadily, close to the microphone.`,
+    )
+  }
+
   private embedSample(audio: Float32Array, param: string): Float32Array {
     const embedding = this.deps.embedder.embed(audio)
     if (!embedding) throw unusableAudio('invalid_audio', param, `${param} holds too little speech.`)
@@ -230,6 +249,7 @@ export class VoiceService {
     const slot = await this.cloningSlot(signal)
     try {
       const audio = await this.decodeSample(sample, 'audio_sample')
+      if (consent) this.requireVerifiableSpeech(audio, 'audio_sample')
       const embedding = this.embedSample(audio, 'audio_sample')
       if (consent) await this.verifySpeaker(consent.id, embedding)
       const language = consent?.language ?? 'en-US'

@@ -103,6 +103,14 @@ export function describeFailure(err: unknown, context: FailureContext): Failure 
           next: 'Record again for longer: read the whole phrase at an unhurried pace, without long pauses, close to the microphone.',
           field: 'recording',
         }
+      // A sample checked against a consent needs as much voice as the consent (the service says how much), so the
+      // remedy is more steady talking, not a length in seconds that the sample may already have.
+      if (clipProblem(err.code, serviceWords(err)) === 'too_short' && param === 'audio_sample')
+        return {
+          ...shared(err),
+          next: 'Record again for longer: several seconds of the same person talking steadily, without long pauses, close to the microphone.',
+          field: 'sample',
+        }
       if (clipProblem(err.code, serviceWords(err)) !== 'unreadable')
         return { ...shared(err), field: fieldOf(param, context) }
       return {

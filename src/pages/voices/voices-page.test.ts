@@ -63,6 +63,21 @@ describe('describeFailure', () => {
     expect(noisy.next).toMatch(/closer to the microphone.*in a quieter room/)
   })
 
+  it('says to record longer when a sample holds too little voice to check against its consent', () => {
+    const short = describeFailure(
+      serviceError(
+        400,
+        'invalid_audio',
+        'audio_sample',
+        "The voice sample holds too little speech (1.1 s of voice; at least 1.75 s is needed) to check that the consent's speaker is speaking.",
+      ),
+      'voice',
+    )
+    expect(short.what).toMatch(/at least 1\.75 s is needed/)
+    expect(short.next).toMatch(/^Record again for longer: several seconds of the same person/)
+    expect(short.field).toBe('sample')
+  })
+
   it("says the sample's speaker does not match the consent's speaker, with guidance", () => {
     const f = describeFailure(serviceError(422, 'speaker_verification_failed', 'audio_sample'), 'voice')
     expect(f.what).toBe("The sample's speaker does not match the consent's speaker.")
