@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONTENT_TYPES } from '../../schema/index.ts'
+import { audioStart } from '../engine/codecs/audio-start.ts'
 import { integratedLoudness, TARGET_LUFS } from '../engine/index.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 
@@ -11,6 +12,8 @@ import { type RunningService, readSse, startSpeechService } from '../testing/ser
 let svc: RunningService
 const dir = mkdtempSync(join(tmpdir(), 'formats-'))
 const INPUT = 'Every format must decode to the same speech.'
+/** About 20 s of speech: more than the engine's first chunks. */
+const LONG_INPUT = 'A longer text is streamed while the rest of it is still being spoken. '.repeat(4)
 let pcmSeconds = 0
 
 beforeAll(async () => {
@@ -51,6 +54,20 @@ function decode(bytes: Buffer, name: string): { codec: string; seconds: number; 
 
 const CODECS = { mp3: 'mp3', opus: 'opus', aac: 'aac', flac: 'flac', wav: 'pcm_s16le' } as const
 
+/** A streamed body as the client's reads, and which read first reached past the format's header (-1: none). */
+async function readAll(res: Response, format: keyof typeof CODECS) {
+  const reads: Buffer[] = []
+  let firstAudioRead = -1
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    reads.push(Buffer.from(chunk))
+    if (firstAudioRead >= 0) continue
+    const prefix = Buffer.concat(reads)
+    const start = audioStart(format, prefix)
+    if (start !== undefined && prefix.length > start) firstAudioRead = reads.length - 1
+  }
+  return { reads, firstAudioRead }
+}
+
 describe('response formats', () => {
   for (const [format, codec] of Object.entries(CODECS)) {
     it(`streams ${format} with its content type, decodable to the same length as pcm`, async () => {
@@ -62,6 +79,20 @@ describe('response formats', () => {
       expect(decoded.channels).toBe(1)
       // mp3 and aac containers cannot mark the encoder delay, so they run up to ~0.1 s long.
       expect(Math.abs(decoded.seconds - pcmSeconds)).toBeLessThan(0.12)
+    })
+
+    it(`sends a long text's first ${format} audio before the response ends, and it decodes`, async () => {
+      // Order, not speed: the read that first reaches past the header (the first frame or page of audio) is not the
+      // read that ends the response.
+      const { reads, firstAudioRead } = await readAll(
+        await speech({ input: LONG_INPUT, response_format: format }),
+        format as keyof typeof CODECS,
+      )
+      expect(firstAudioRead).toBeGreaterThanOrEqual(0)
+      expect(firstAudioRead).toBeLessThan(reads.length - 1)
+      const decoded = decode(Buffer.concat(reads), `long.${format}`)
+      expect(decoded.codec).toBe(codec)
+      expect(decoded.seconds).toBeGreaterThan(10)
     })
 
     it(`sends ${format} as SSE deltas that concatenate into one playable file`, async () => {
@@ -77,6 +108,18 @@ describe('response formats', () => {
       expect(Math.abs(decoded.seconds - pcmSeconds)).toBeLessThan(0.12)
     })
   }
+
+  it('sends an opus sentence page by page, not all of it once encoded', async () => {
+    // libopus runs on the service's own thread (codecs/opus.ts): the first audio page must reach the socket while
+    // the rest of the sentence is still being encoded, not with it. The client here shares that thread, so it can
+    // only read what the service let go of between frames.
+    const { reads, firstAudioRead } = await readAll(await speech({ response_format: 'opus' }), 'opus')
+    expect(firstAudioRead).toBeGreaterThanOrEqual(0)
+    const total = reads.reduce((sum, r) => sum + r.length, 0)
+    const upToFirstAudio = reads.slice(0, firstAudioRead + 1).reduce((sum, r) => sum + r.length, 0)
+    expect(upToFirstAudio).toBeLessThan(total / 2)
+    expect(decode(Buffer.concat(reads), 'sentence.opus').codec).toBe('opus')
+  })
 
   it('normalizes a stream: false take to −16 LUFS, which the stream of the same text is not', async () => {
     const body = { model: 'svc-tts-2-latest', voice: 'nora_soft_female_22', response_format: 'pcm' }

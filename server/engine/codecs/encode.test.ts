@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { audioStart } from './audio-start.ts'
 import { type CompressedFormat, encodeCompressed, encodeWhole, holdWarmEncoders } from './encode.ts'
 import { spareCount } from './warm.ts'
 
@@ -187,6 +188,80 @@ describe.concurrent('streaming', () => {
     // Order, not speed: output that only began after the last input chunk would be 0 here.
     ctx.expect(bytesBeforeEnd).toBeGreaterThan(0)
     ctx.expect(bytes).toBeGreaterThan(bytesBeforeEnd)
+  })
+})
+
+/** Records the moment the bytes so far first reach past the format's header, i.e. carry audio. */
+function firstAudio(format: CompressedFormat, onAudio: () => void) {
+  const parts: Uint8Array[] = []
+  let seen = false
+  return {
+    parts,
+    add(part: Uint8Array) {
+      parts.push(part)
+      if (seen) return
+      const prefix = Buffer.concat(parts)
+      const start = audioStart(format, prefix)
+      if (start !== undefined && prefix.length > start) {
+        seen = true
+        onAudio()
+      }
+    },
+  }
+}
+
+describe('first audio', () => {
+  // Input enough for the first frame: Opus 3 packets (encode.ts sends the first audio page with one, and the muxer
+  // holds the newest two back), the others their first frame past the encoder delay (FLAC: a 4,096-sample block).
+  const FIRST_SECONDS: Record<CompressedFormat, number> = { opus: 0.06, mp3: 0.2, aac: 0.2, flac: 0.2 }
+
+  it.for(FORMATS)(
+    '$format sends its first audio frame/page before it is given more input, and the whole decodes',
+    async (expected) => {
+      const { format } = expected
+      const first = Math.round(FIRST_SECONDS[format] * RATE)
+      const order: string[] = []
+      let audioOut = () => {}
+      const audio = new Promise<void>((resolve) => (audioOut = resolve))
+      async function* pcm() {
+        yield tone(0, first)
+        // Order, not speed: the wait ends when the first audio is out; the timer only keeps a frame held back until
+        // more input from hanging the test.
+        await Promise.race([audio, sleep(10_000)])
+        order.push('more input')
+        yield tone(first, 2 * RATE)
+      }
+      const out = firstAudio(format, () => {
+        order.push('first audio')
+        audioOut()
+      })
+      for await (const part of encodeCompressed(format, pcm())) out.add(part)
+      expect(order).toEqual(['first audio', 'more input'])
+      const file = join(dir, `first-${format}`)
+      await writeFile(file, Buffer.concat(out.parts))
+      await expectSine(file, expected, first / RATE + 2)
+    },
+  )
+
+  it('lets the event loop turn between Opus frames, so a page written can leave before a long chunk is encoded', async () => {
+    // libopus runs on this thread: without turns, a socket would get nothing until the whole chunk was encoded.
+    let turns = 0
+    let ticking = true
+    const tick = () => {
+      turns++
+      if (ticking) setImmediate(tick)
+    }
+    setImmediate(tick)
+    let turnsAtFirstAudio = -1
+    const out = firstAudio('opus', () => (turnsAtFirstAudio = turns))
+    try {
+      for await (const part of encodeCompressed('opus', sine(3, { sizes: [3 * RATE] }))) out.add(part)
+    } finally {
+      ticking = false
+    }
+    expect(turnsAtFirstAudio).toBeGreaterThanOrEqual(0)
+    // Turns after the first page: one per frame of the 150 still to encode.
+    expect(turns - turnsAtFirstAudio).toBeGreaterThan(100)
   })
 })
 

@@ -31,6 +31,29 @@ registerWarmEncoders(
 )
 registerOpusEncoder()
 
+/** Ogg pages of at most 0.1 s: about 5 Opus packets share each page's 27-byte header, and none waits longer. */
+const PAGE_SECONDS = 0.1
+
+/**
+ * Ogg for a stream: pages of 0.1 s, except the first audio page, which holds only the first packet (20 ms). The muxer
+ * writes a packet once the next one exists (it must know which is last) and ends a page when the packet it places
+ * would make it too long, so the first audio page now leaves once 3 packets are encoded (60 ms of speech) instead of
+ * 7 (140 ms).
+ */
+function streamingOgg(): OggOutputFormat {
+  // OpusHead and OpusTags take the first two pages.
+  let pages = 0
+  return new OggOutputFormat({
+    onPage: () => {
+      pages++
+    },
+    // mediabunny reads this for every packet it places, so it can change after the first audio page.
+    get maximumPageDuration() {
+      return pages < 3 ? 0.02 : PAGE_SECONDS
+    },
+  })
+}
+
 interface FormatSetup {
   codec: AudioCodec
   /** Bits per second for the lossy codecs; sized for speech. */
@@ -53,8 +76,8 @@ const FORMATS: Record<CompressedFormat, FormatSetup> = {
   opus: {
     codec: 'opus',
     bitrate: 32_000,
-    container: () => new OggOutputFormat({ maximumPageDuration: 0.1 }),
-    file: () => new OggOutputFormat({ maximumPageDuration: 0.1 }),
+    container: streamingOgg,
+    file: () => new OggOutputFormat({ maximumPageDuration: PAGE_SECONDS }),
   },
   aac: {
     codec: 'aac',
@@ -200,21 +223,45 @@ export async function encodeWhole(
 
 /**
  * Starts every format's encoder ahead of requests — the mp3, aac and flac worker threads with their WASM codecs, the
- * Opus codec — by encoding a moment of silence in each, and keeps one started encoder of each format ready from then
- * on (warm.ts). The returned function releases the hold; the speech service holds it from start to close.
+ * Opus codec — by encoding 3 s of sound in each, and keeps one started encoder of each format ready from then on
+ * (warm.ts). The returned function releases the hold; the speech service holds it from start to close.
+ *
+ * Seconds, not a moment, and sound, not silence: libopus runs in this thread, and V8 compiles a WASM function fully
+ * only once it has run for a while. After 50 ms of silence the first request's Opus encoding cost 3–4× the CPU of
+ * later ones. In a started service, the first Opus request's first byte came after a median 50 ms with 1 s of
+ * warm-up and 25 ms with 3 s (6 starts each; later requests 10–20 ms). One WASM instance serves the whole process, so
+ * a service started after the first pays little of this again.
  */
 export function holdWarmEncoders(): () => void {
   const release = holdSpares()
-  const silence = new Int16Array(OUTPUT_SAMPLE_RATE / 20)
+  const sound = warmUpSound(3 * OUTPUT_SAMPLE_RATE)
   for (const format of Object.keys(FORMATS) as CompressedFormat[]) {
     void (async () => {
       for await (const _ of encodeCompressed(
         format,
         (async function* () {
-          yield silence.slice()
+          // In the engine's chunk size, 300 ms.
+          for (let at = 0; at < sound.length; at += OUTPUT_SAMPLE_RATE * 0.3) {
+            yield sound.slice(at, at + OUTPUT_SAMPLE_RATE * 0.3)
+          }
         })(),
       ));
     })().catch(() => {})
   }
   return release
+}
+
+/** A voice-like sound: a buzz gliding between 120 and 180 Hz with its harmonics, and a little noise. */
+function warmUpSound(length: number): Int16Array {
+  const sound = new Int16Array(length)
+  let phase = 0
+  let seed = 1
+  for (let i = 0; i < length; i++) {
+    phase += (2 * Math.PI * (150 + 30 * Math.sin((2 * Math.PI * i) / length))) / OUTPUT_SAMPLE_RATE
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0
+    let buzz = 0
+    for (let h = 1; h <= 8; h++) buzz += Math.sin(h * phase) / h
+    sound[i] = Math.round(4000 * buzz + 1000 * (seed / 2 ** 32 - 0.5))
+  }
+  return sound
 }

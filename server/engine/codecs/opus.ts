@@ -38,6 +38,15 @@ const OPUS_GET_LOOKAHEAD = 4027
 const MAX_PACKET_BYTES = 1276 * 3 // what opusscript's native side allows opus_encode to write
 const OPUS_RATES = [8000, 12000, 16000, 24000, 48000]
 
+/**
+ * Waits for the event loop's next turn. libopus runs on the main thread (about half a millisecond a frame here), and
+ * everything between it and the socket — the Ogg muxer, the byte stream, the response — runs as promise callbacks,
+ * which go on as long as input is waiting: the engine hands over 300 ms chunks, a short sentence all at once. Without
+ * a turn after each frame, the socket is only written once all of that is encoded (the Ogg pages held back to the end
+ * of a sentence), and no other request is served meanwhile.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 let native: OpusNative | undefined
 /** One WASM instance shared by all encoders, loaded on first use (synchronous, like opusscript itself). */
 function opusNative(): OpusNative {
@@ -99,7 +108,7 @@ class OpusEncoder extends CustomAudioEncoder {
     this.description = opusHead(numberOfChannels, this.lookahead * (48_000 / sampleRate), sampleRate)
   }
 
-  encode(sample: AudioSample): void {
+  async encode(sample: AudioSample): Promise<void> {
     const samples = new Int16Array(sample.allocationSize({ planeIndex: 0, format: 's16' }) / 2)
     sample.copyTo(samples, { planeIndex: 0, format: 's16' })
     this.inputFrames += sample.numberOfFrames
@@ -109,7 +118,10 @@ class OpusEncoder extends CustomAudioEncoder {
       this.pending.set(samples.subarray(offset, offset + take), this.pendingLength)
       this.pendingLength += take
       offset += take
-      if (this.pendingLength === this.pending.length) this.encodeFrame()
+      if (this.pendingLength === this.pending.length) {
+        this.encodeFrame()
+        await nextTurn()
+      }
     }
   }
 

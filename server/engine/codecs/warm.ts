@@ -159,6 +159,11 @@ export function holdSpares(): () => void {
   }
 }
 
+/** Settles once every spare started or starting now is started (for benchmarks: measure a service that is ready). */
+export async function sparesStarted(): Promise<void> {
+  await Promise.allSettled(spares.values())
+}
+
 /** How many spare encoders are started or starting (for tests). */
 export function spareCount(): number {
   return spares.size
