@@ -58,7 +58,7 @@ export async function runBatch(run: BatchRun): Promise<string> {
 const DITHER_LSB = 4
 
 /** Little-endian 16-bit PCM, dithered and clipped; written block by block. */
-async function writePcm16(path: string, audio: Float32Array, signal?: AbortSignal): Promise<void> {
+export async function writePcm16(path: string, audio: Float32Array, signal?: AbortSignal): Promise<void> {
   const file = await open(path, 'w')
   let seed = 1
   try {

@@ -9,6 +9,9 @@ const VARIANT = /\(\d+\)$/
 
 export const baseWord = (word: string) => word.replace(VARIANT, '')
 
+/** Whether a decoder unit is a word (not a sentence mark, silence or noise). */
+export const isWord = (unit: string) => !NON_WORD.test(unit)
+
 /**
  * Words from a CTM file (`-ctm`): `<utt> <channel> <start> <duration> <word> <confidence>`, times in seconds from
  * the utterance's first frame, confidence a posterior probability.

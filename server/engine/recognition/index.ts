@@ -11,5 +11,6 @@ export {
   type Recognizer,
   RecognizerUnavailableError,
   type Transcription,
+  type WarmTranscriber,
 } from './recognizer.ts'
 export { type GroupOptions, groupSegments, type TranscriptSegment } from './segments.ts'

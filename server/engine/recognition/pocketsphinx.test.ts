@@ -193,12 +193,53 @@ describe('checkPhrase', () => {
   )
 })
 
+describe('warm decoding', () => {
+  it(
+    'decodes as transcribe does, call after call, from one process that close ends',
+    async () => {
+      const warm = (recognizer.warm as NonNullable<Recognizer['warm']>)()
+      try {
+        for (const sentence of SENTENCES.slice(0, 2)) {
+          const audio = await speak16k(synth, sentence)
+          const [cold, hot] = await Promise.all([recognizer.transcribe(audio), warm.transcribe(audio)])
+          expect(hot.text).toBe(cold.text)
+          expect(hot.words.length).toBeGreaterThan(3)
+          hot.words.forEach((w, i) => {
+            const c = cold.words[i] as (typeof cold.words)[number]
+            expect(Math.abs(w.start - c.start)).toBeLessThanOrEqual(0.011)
+            expect(Math.abs(w.end - c.end)).toBeLessThanOrEqual(0.011)
+          })
+        }
+        expect(await warm.transcribe(new Float32Array(RATE))).toEqual({ words: [], text: '' })
+        expect(decodersUnder(tmpRoot).filter((line) => line.includes('pocketsphinx-warm-'))).toHaveLength(1)
+      } finally {
+        await warm.close()
+      }
+      expect(decodersUnder(tmpRoot)).toEqual([])
+      expect((await readdir(tmpRoot)).filter((name) => name.startsWith('pocketsphinx-warm-'))).toEqual([])
+      await expect(warm.transcribe(await speak16k(synth, 'Hello there.'))).rejects.toThrow(/closed/)
+    },
+    LONG,
+  )
+
+  it('fails its calls, without hanging, when the decoder dies at start', async () => {
+    const broken = createPocketSphinxRecognizer({ binary: '/bin/false', tmpDir: tmpRoot })
+    const warm = (broken.warm as NonNullable<Recognizer['warm']>)()
+    await expect(warm.transcribe(await speak16k(synth, 'Hello there.'))).rejects.toThrow(/exited/)
+    await warm.close()
+    await broken.close()
+  })
+})
+
 describe('when PocketSphinx is not installed', () => {
   it('says so and fails every call closed', async () => {
     const missing = createPocketSphinxRecognizer({ binary: '/nonexistent/pocketsphinx_batch' })
     expect(await missing.available()).toBe(false)
     const audio = new Float32Array(RATE)
     await expect(missing.transcribe(audio)).rejects.toThrow(RecognizerUnavailableError)
+    await expect((missing.warm as NonNullable<Recognizer['warm']>)().transcribe(audio)).rejects.toThrow(
+      RecognizerUnavailableError,
+    )
     await expect(missing.checkPhrase(audio, CONSENT)).rejects.toThrow(
       /nonexistent\/pocketsphinx_batch is missing/,
     )

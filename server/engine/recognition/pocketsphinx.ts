@@ -13,6 +13,7 @@ import { scorePhrase } from './phrase-score.ts'
 import { phraseWords } from './phrase-words.ts'
 import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription } from './recognizer.ts'
 import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFrames } from './utterances.ts'
+import { openWarmDecoder } from './warm-decoder.ts'
 
 export interface PocketSphinxOptions {
   /** `pocketsphinx_batch`; else env POCKETSPHINX_BIN; else /usr/bin/pocketsphinx_batch. */
@@ -36,7 +37,7 @@ export const DEFAULT_PHRASE_THRESHOLD = 0.8
  * Open decoding with the trigram model. The pruning limits (active HMMs and word exits per frame) cut the CPU time
  * on conversational audio to a third of the defaults' for a small loss of accuracy (docs/recognition.md).
  */
-const TRANSCRIBE_ARGS = ['-maxhmmpf', '3000', '-maxwpf', '5', '-ctm', '{dir}/words.ctm']
+const SEARCH_ARGS = ['-maxhmmpf', '3000', '-maxwpf', '5']
 /** Grammar decoding for the phrase check; the grammar inserts silence and noise itself (phrase-grammar.ts). */
 const PHRASE_ARGS = ['-jsgf', '{dir}/phrase.gram', '-dict', '{dir}/phrase.dict', '-fsgusefiller', 'no']
 /** Word times need every frame counted: utterances.ts removes the silence instead. */
@@ -82,7 +83,8 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
             args: [
               ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
               ...COMMON_ARGS,
-              ...TRANSCRIBE_ARGS,
+              ...SEARCH_ARGS,
+              ...['-ctm', '{dir}/words.ctm'],
             ],
             output: 'words.ctm',
             signal,
@@ -140,6 +142,17 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
     available: async () => (await findMissing(install)) === null,
     transcribe,
     checkPhrase,
+    warm: () =>
+      openWarmDecoder({
+        binary: install.binary,
+        tmpRoot,
+        args: [
+          ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
+          ...COMMON_ARGS,
+          ...SEARCH_ARGS,
+        ],
+        ready: () => assertInstalled(install),
+      }),
     async close() {
       lifetime.abort(new Error('The recognizer is closed.'))
       await Promise.allSettled(inFlight)

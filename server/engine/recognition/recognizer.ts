@@ -47,6 +47,18 @@ export interface Recognizer {
   transcribe(audio: Float32Array, opts?: RecognizeOptions): Promise<Transcription>
   /** Checks that `audio` holds `phrase`, decoding constrained to suit a known phrase. */
   checkPhrase(audio: Float32Array, phrase: string, opts?: RecognizeOptions): Promise<PhraseCheck>
+  /**
+   * Optional: a decoder kept loaded for one caller's many short `transcribe` calls (a realtime session's live words),
+   * so that each costs its decoding only; it starts loading at once. The caller closes it. Without it, callers use
+   * `transcribe`.
+   */
+  warm?(): WarmTranscriber
+  close(): Promise<void>
+}
+
+/** What `Recognizer.warm` returns. */
+export interface WarmTranscriber {
+  transcribe(audio: Float32Array, opts?: RecognizeOptions): Promise<Transcription>
   close(): Promise<void>
 }
 

@@ -4,8 +4,9 @@ import { spokenPcm } from '../../testing/spoken-audio.ts'
 import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
 
 /**
- * Words while a turn goes on (issue 20, docs/transcription.md "Words sooner"): a long turn streamed at about real
- * time gets deltas before its speech has stopped, and they still concatenate to the item's transcript.
+ * Words while a turn goes on (issue 20, docs/transcription.md "Live words"): a long turn streamed at about real time
+ * gets deltas before its speech has stopped, with speaker attribution on or off, and they still concatenate to the
+ * item's transcript (no word sent twice).
  */
 let svc: RunningService
 let speech: Int16Array
@@ -37,42 +38,66 @@ async function stream(client: WsTestClient, pcm: Int16Array, everyMs: number) {
   }
 }
 
-describe('early words', () => {
-  it('sends words of a turn before its speech stops, concatenating to the transcript', async () => {
-    const client = await connectWs(`${svc.baseUrl.replace('http', 'ws')}/v1/realtime`, svc.apiKey)
-    if (!('socket' in client)) throw new Error('refused')
-    try {
-      await client.next(ofType('session.created'))
-      // 100 ms of audio every 100 ms: real time.
-      await stream(client, new Int16Array(2400 * 3), 100)
-      await stream(client, speech, 100)
-      await stream(client, new Int16Array(2400 * 15), 100)
-      const completed = await client.next(
-        ofType('conversation.item.input_audio_transcription.completed'),
-        60_000,
-      )
-      const item = completed.item_id
-      const stoppedAt = client.messages.findIndex(
-        (m) => m.type === 'input_audio_buffer.speech_stopped' && m.item_id === item,
-      )
-      const deltas = client.messages.filter(
-        (m) => m.type === 'conversation.item.input_audio_transcription.delta' && m.item_id === item,
-      )
-      expect(stoppedAt).toBeGreaterThan(0)
-      // Words came while the speaker was still talking.
-      expect(client.messages.indexOf(deltas[0] as never)).toBeLessThan(stoppedAt)
-      expect(deltas.map((d) => d.delta).join('')).toBe(completed.transcript)
-      expect(String(completed.transcript).split(' ').length).toBeGreaterThan(15)
-      const segments = completed.segments as Array<{ segment_start_ms: number; segment_end_ms: number }>
-      for (let i = 0; i < segments.length; i++) {
-        const s = segments[i] as (typeof segments)[number]
-        expect(s.segment_start_ms).toBeGreaterThanOrEqual(Number(completed.audio_start_ms))
-        expect(s.segment_end_ms).toBeLessThanOrEqual(Number(completed.audio_end_ms))
-        if (i > 0)
-          expect(s.segment_start_ms).toBeGreaterThanOrEqual((segments[i - 1] as typeof s).segment_end_ms)
+describe('live words', () => {
+  it.each([
+    ['without diarization', false],
+    ['with diarization', true],
+  ])(
+    'sends words of a turn before its speech stops, concatenating to the transcript (%s)',
+    async (_, diarize) => {
+      const client = await connectWs(`${svc.baseUrl.replace('http', 'ws')}/v1/realtime`, svc.apiKey)
+      if (!('socket' in client)) throw new Error('refused')
+      try {
+        await client.next(ofType('session.created'))
+        if (diarize) {
+          client.sendJson({
+            type: 'session.update',
+            session: { diarization: { enabled: true, max_speakers: 4 } },
+          })
+          await client.next(ofType('session.updated'))
+        }
+        // 100 ms of audio every 100 ms: real time.
+        await stream(client, new Int16Array(2400 * 3), 100)
+        await stream(client, speech, 100)
+        await stream(client, new Int16Array(2400 * 15), 100)
+        const completed = await client.next(
+          ofType('conversation.item.input_audio_transcription.completed'),
+          60_000,
+        )
+        const item = completed.item_id
+        const stoppedAt = client.messages.findIndex(
+          (m) => m.type === 'input_audio_buffer.speech_stopped' && m.item_id === item,
+        )
+        const deltas = client.messages.filter(
+          (m) => m.type === 'conversation.item.input_audio_transcription.delta' && m.item_id === item,
+        )
+        expect(stoppedAt).toBeGreaterThan(0)
+        // Words came while the speaker was still talking.
+        expect(client.messages.indexOf(deltas[0] as never)).toBeLessThan(stoppedAt)
+        expect(deltas.map((d) => d.delta).join('')).toBe(completed.transcript)
+        expect(String(completed.transcript).split(' ').length).toBeGreaterThan(15)
+        const segments = completed.segments as Array<{
+          text: string
+          segment_start_ms: number
+          segment_end_ms: number
+        }>
+        expect(segments.map((s) => s.text).join(' ')).toBe(completed.transcript)
+        for (let i = 0; i < segments.length; i++) {
+          const s = segments[i] as (typeof segments)[number]
+          expect(s.segment_start_ms).toBeGreaterThanOrEqual(Number(completed.audio_start_ms))
+          expect(s.segment_end_ms).toBeLessThanOrEqual(Number(completed.audio_end_ms))
+          if (i > 0)
+            expect(s.segment_start_ms).toBeGreaterThanOrEqual((segments[i - 1] as typeof s).segment_end_ms)
+        }
+        if (diarize) {
+          const speakers = await client.next(ofType('conversation.item.input_audio_transcription.speakers'))
+          expect(speakers.item_id).toBe(item)
+          expect(speakers.text).toBe(completed.transcript)
+        }
+      } finally {
+        client.socket.close()
       }
-    } finally {
-      client.socket.close()
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 })

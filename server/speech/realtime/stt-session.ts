@@ -7,19 +7,21 @@ import {
   type SttServerMessage,
   sttClientMessageSchema,
 } from '../../../schema/index.ts'
-import { groupSegments, type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/index.ts'
+import {
+  groupSegments,
+  type RecognizedWord,
+  type Recognizer,
+  RecognizerUnavailableError,
+  type Transcription,
+  type WarmTranscriber,
+} from '../../engine/recognition/index.ts'
 import type { GateOptions, StreamingVad, VadEvent } from '../../engine/vad/index.ts'
-import { quietestCut } from '../transcripts/chunks.ts'
 import { speakerLabel } from '../transcripts/diarization.ts'
 import { FrameIntake } from './frame-intake.ts'
+import { confirmed, wordsAfter } from './live-words.ts'
 import { base64DecodedLength, ENGINE_RATE, isBase64, PcmInput } from './pcm-input.ts'
 import { SampleBuffer } from './sample-buffer.ts'
-import {
-  CHANGE_SETTLED_SAMPLES,
-  type ChangeWatch,
-  changeCheckDue,
-  confirmedChange,
-} from './speaker-change.ts'
+import { type ChangeWatch, changeCheckDue, confirmedChange } from './speaker-change.ts'
 import {
   applySessionConfig,
   configIssue,
@@ -76,16 +78,17 @@ export const MAX_TURN_SAMPLES = 60 * ENGINE_RATE
 /** Without turn detection, at most this much audio may wait for a commit. */
 export const MAX_MANUAL_BUFFER_SAMPLES = 10 * 60 * ENGINE_RATE
 /**
- * Words while a turn goes on: once this much of the turn's audio waits unrecognized, the part up to the quietest
- * 100 ms between `EARLY_MIN` into it and `EARLY_MARGIN` before now is recognized and its words sent as deltas.
- * Pieces of 2.5–3.75 s recognize as well as whole turns on the test sentences (word error 0.62 against 0.67 over
- * six); pieces of 1.5–2.25 s were clearly worse (0.76).
+ * Live words while a turn goes on (docs/transcription.md "Live words"): the speech not yet sent is decoded again every
+ * `LIVE_STEP` of new audio, from `LIVE_CONTEXT` before the end of the last word sent, so that the decoder starts
+ * inside the sentence (language-model history, a cepstral mean over more than a word) rather than cold; a word is sent
+ * once two decodes in a row agree on it and on every word before it (the "local agreement" rule of streaming
+ * recognizers), or once `LIVE_SETTLED` of audio after it has been decoded. A decode already queued or running is never
+ * doubled, so a slow machine decodes less often.
  */
-const EARLY_PIECE_SAMPLES = 4 * ENGINE_RATE
-const EARLY_MIN_SAMPLES = 2.5 * ENGINE_RATE
-const EARLY_MARGIN_SAMPLES = 0.25 * ENGINE_RATE
-/** With speaker attribution active, early recognition stays behind what a speaker change may still cut. */
-const EARLY_DIARIZED_MARGIN_SAMPLES = CHANGE_SETTLED_SAMPLES
+const LIVE_STEP_SAMPLES = 0.5 * ENGINE_RATE
+const LIVE_CONTEXT_SAMPLES = 1.5 * ENGINE_RATE
+/** A word with this much audio decoded after it is sent even when the decodes disagree (live-words.ts). */
+const LIVE_SETTLED_SAMPLES = 1.5 * ENGINE_RATE
 /** Client messages waiting to be processed beyond this many bytes pause reading from the socket. */
 const BACKLOG_PAUSE_BYTES = 48 * 1024 * 1024
 
@@ -96,13 +99,19 @@ interface ItemSpeakers {
   segments: SpeakerSegmentMs[]
 }
 
-/** What was recognized of an item while its turn went on (its deltas are already sent). */
-interface EarlyWords {
-  /** Session sample up to which the item's audio was recognized, contiguously from its start. */
-  upTo: number
-  texts: string[]
-  segments: Array<{ text: string; segment_start_ms: number; segment_end_ms: number }>
-  /** A piece failed: later pieces are not sent, and the turn's end recognizes everything from `upTo`. */
+/** The live words of an item: what its turn's decodes agreed on so far (sent as deltas already). */
+interface LiveWords {
+  /** Session sample where the next word may begin: the end of the last word sent (the turn's start at first). */
+  sentUpTo: number
+  /** The words sent, in seconds on the session clock. */
+  words: RecognizedWord[]
+  /** The latest decode's words after `sentUpTo`, for the next decode to confirm. */
+  pending: RecognizedWord[]
+  /** Session clock when the latest decode was queued. */
+  decodedAt: number
+  /** A decode is queued or running. */
+  busy: boolean
+  /** A decode failed: no more live words; the turn's end decodes everything from `sentUpTo`. */
   failed: boolean
 }
 
@@ -136,15 +145,11 @@ export class SttSession {
   /** Uncommitted audio; its end is the session clock (samples received so far). */
   private readonly buffer = new SampleBuffer()
   /** The turn that goes on, watched for a change of speaker. */
-  private speech:
-    | (ChangeWatch & {
-        itemId: string
-        /** Session sample up to which the turn's audio has been sent for early recognition. */
-        recognized: number
-      })
-    | null = null
-  /** Words recognized while turns went on, by item id, until the item is transcribed. */
-  private readonly early = new Map<string, EarlyWords>()
+  private speech: (ChangeWatch & { itemId: string }) | null = null
+  /** Live words of turns, by item id, until the item is transcribed. */
+  private readonly live = new Map<string, LiveWords>()
+  /** The session's warm decoder, opened at its first audio (undefined: not yet; null: the recognizer has none). */
+  private warm: WarmTranscriber | null | undefined
   private previousItemId: string | null = null
   /** Tracker speaker number → label number, in order of first appearance in the session's events. */
   private readonly labels = new Map<number, number>()
@@ -197,6 +202,7 @@ export class SttSession {
     if (this.closed) return
     this.closed = true
     this.abort.abort()
+    void this.warm?.close()
     this.input?.close()
     this.tracker?.close?.()
   }
@@ -290,7 +296,7 @@ export class SttSession {
       minSilenceSeconds: td.silenceDurationMs / 1000,
     })
     this.vadOrigin = this.clock
-    if (this.speech) this.early.delete(this.speech.itemId)
+    if (this.speech) this.live.delete(this.speech.itemId)
     this.speech = null
   }
 
@@ -328,6 +334,8 @@ export class SttSession {
   /** New 16 kHz audio: buffered, and passed through the turn detector when there is one. */
   private async feed(samples: Float32Array) {
     if (samples.length === 0) return
+    // The warm decoder loads its models from the first audio on, before speech is detected in it.
+    this.openWarm()
     this.buffer.push(samples)
     if (!this.vad) return
     const events = await this.vad.push(samples)
@@ -336,61 +344,96 @@ export class SttSession {
       if (this.clock - this.speech.start >= MAX_TURN_SAMPLES) await this.endTurn(this.clock, 'cut')
       else await this.checkSpeakerChange()
     } else this.buffer.dropBefore(this.clock - VAD_LOOKBACK_SAMPLES - this.prefixSamples())
-    this.recognizeEarly()
+    this.recognizeLive()
   }
 
   /**
-   * Words sooner: while a turn goes on, its audio is recognized piece by piece (cut at the quietest 100 ms, never in
-   * the last 0.25 s) and each piece's words are sent as deltas of the turn's item at once; the turn's end recognizes
-   * only the rest. Pieces queue with the committed items, so events stay in order.
+   * Live words: while a turn goes on, its speech not yet sent is decoded again every `LIVE_STEP` of new audio and the
+   * words two decodes agree on are sent as deltas of the turn's item at once; the turn's end decodes only the rest.
+   * Decodes queue with the committed items, so events stay in order.
    */
-  private recognizeEarly() {
+  private recognizeLive() {
     const speech = this.speech
-    if (!speech || this.clock - speech.recognized < EARLY_PIECE_SAMPLES) return
-    const from = speech.recognized
-    const low = from + EARLY_MIN_SAMPLES
-    const splitting = this.diarizing() && this.diarizationStatus === 'active'
-    const high = this.clock - (splitting ? EARLY_DIARIZED_MARGIN_SAMPLES : EARLY_MARGIN_SAMPLES)
-    if (high <= low) return
-    const cut = low + quietestCut(this.buffer.peek(low, high), ENGINE_RATE)
-    const audio = this.buffer.peek(from, cut)
-    speech.recognized = cut
+    if (!speech) return
+    let live = this.live.get(speech.itemId)
+    if (!live) {
+      live = {
+        sentUpTo: speech.start,
+        words: [],
+        pending: [],
+        decodedAt: speech.start,
+        busy: false,
+        failed: false,
+      }
+      this.live.set(speech.itemId, live)
+    }
+    if (live.busy || live.failed || this.clock - live.decodedAt < LIVE_STEP_SAMPLES) return
+    const from = Math.max(speech.start, live.sentUpTo - LIVE_CONTEXT_SAMPLES)
+    const audio = this.buffer.peek(from, this.clock)
+    live.busy = true
+    live.decodedAt = this.clock
     const itemId = speech.itemId
-    if (!this.early.has(itemId))
-      this.early.set(itemId, { upTo: from, texts: [], segments: [], failed: false })
-    this.turns = this.turns.then(() => this.processEarly(itemId, audio, from))
+    this.turns = this.turns.then(() => this.decodeLive(itemId, live, audio, from))
   }
 
-  private async processEarly(itemId: string, audio: Float32Array, start: number) {
-    const early = this.early.get(itemId)
-    if (this.closed || !early || early.failed || early.upTo !== start) return
-    let result: Awaited<ReturnType<Recognizer['transcribe']>>
+  private async decodeLive(itemId: string, live: LiveWords, audio: Float32Array, from: number) {
+    // A turn that has ended meanwhile is left to its end's decode, which knows where its item stops.
+    const current = () => !this.closed && this.speech?.itemId === itemId && this.live.get(itemId) === live
     try {
-      result = await this.deps.recognizer.transcribe(audio, { signal: this.abort.signal })
+      if (!current()) return
+      const heard = wordsAfter(await this.decode(audio), from, live.sentUpTo)
+      if (!current()) return
+      const settled = (from + audio.length - LIVE_SETTLED_SAMPLES) / ENGINE_RATE
+      const stable = confirmed(live.pending, heard, settled)
+      live.pending = heard.slice(stable.length)
+      this.sendWords(itemId, live.words, stable)
+      const last = stable.at(-1)
+      if (last) live.sentUpTo = Math.round(last.end * ENGINE_RATE)
     } catch (err) {
       if (this.closed) return
-      // The turn's end recognizes this audio again and reports a failure there, if it fails again.
-      this.deps.onError?.(err, 'realtime early recognition')
-      early.failed = true
-      return
+      // The turn's end decodes this audio again and reports a failure there, if it fails again.
+      this.deps.onError?.(err, 'realtime live recognition')
+      live.failed = true
+    } finally {
+      live.busy = false
     }
-    if (this.closed) return
-    const segments = groupSegments(result.words).map((seg) => ({
-      text: seg.text,
-      segment_start_ms: toMs(start) + Math.round(seg.start * 1000),
-      segment_end_ms: toMs(start) + Math.round(seg.end * 1000),
-    }))
-    for (const seg of segments) {
-      this.send({
-        type: 'conversation.item.input_audio_transcription.delta',
-        item_id: itemId,
-        content_index: 0,
-        delta: early.texts.length === 0 ? seg.text : ` ${seg.text}`,
-      })
-      early.texts.push(seg.text)
-      early.segments.push(seg)
+  }
+
+  /** Sends `words` as one delta of the item, after the item's words `sent` (which it then holds too). */
+  private sendWords(itemId: string, sent: RecognizedWord[], words: readonly RecognizedWord[]) {
+    if (words.length === 0) return
+    const text = words.map((w) => w.text).join(' ')
+    this.send({
+      type: 'conversation.item.input_audio_transcription.delta',
+      item_id: itemId,
+      content_index: 0,
+      delta: sent.length === 0 ? text : ` ${text}`,
+    })
+    sent.push(...words)
+  }
+
+  private openWarm(): WarmTranscriber | null {
+    if (this.warm === undefined && !this.closed) this.warm = this.deps.recognizer.warm?.() ?? null
+    return this.warm ?? null
+  }
+
+  /**
+   * Decodes with the session's warm decoder (docs/recognition.md); when it fails the recognizer decodes instead, and
+   * the next decode opens a new warm one.
+   */
+  private async decode(audio: Float32Array): Promise<Transcription> {
+    const opts = { signal: this.abort.signal }
+    const warm = this.openWarm()
+    if (!warm) return this.deps.recognizer.transcribe(audio, opts)
+    try {
+      return await warm.transcribe(audio, opts)
+    } catch (err) {
+      if (this.closed) throw err
+      this.deps.onError?.(err, 'realtime warm decoder')
+      if (this.warm === warm) this.warm = undefined
+      void warm.close()
+      return this.deps.recognizer.transcribe(audio, opts)
     }
-    early.upTo = start + audio.length
   }
 
   private prefixSamples() {
@@ -403,7 +446,7 @@ export class SttSession {
       if (this.speech) return
       const start = Math.max(this.buffer.start, at - this.prefixSamples())
       this.buffer.dropBefore(start)
-      this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null, recognized: start }
+      this.speech = { itemId: newId('item'), start, checkedAt: at, candidate: null }
       this.send({
         type: 'input_audio_buffer.speech_started',
         audio_start_ms: toMs(start),
@@ -434,10 +477,11 @@ export class SttSession {
     const speech = this.speech
     if (!speech) return
     this.speech = null
-    // Audio already sent for early recognition stays in this turn: its words were sent as this item's.
-    end = Math.min(this.clock, Math.max(end, speech.recognized))
+    // Audio whose words were sent live stays in this turn: they were sent as this item's.
+    const sentUpTo = this.live.get(speech.itemId)?.sentUpTo ?? speech.start
+    end = Math.min(this.clock, Math.max(end, sentUpTo))
     const audio = this.buffer.take(speech.start, end)
-    await this.commitTurn(speech.itemId, audio, speech.start, endedBy, speech.recognized)
+    await this.commitTurn(speech.itemId, audio, speech.start, endedBy, sentUpTo)
     if (how === 'commit') await this.restartVad()
     else if (how === 'cut') {
       this.speech = {
@@ -445,7 +489,6 @@ export class SttSession {
         start: end,
         checkedAt: this.clock,
         candidate: null,
-        recognized: end,
       }
       this.send({
         type: 'input_audio_buffer.speech_started',
@@ -470,7 +513,7 @@ export class SttSession {
   }
 
   private async clear() {
-    if (this.speech) this.early.delete(this.speech.itemId)
+    if (this.speech) this.live.delete(this.speech.itemId)
     this.speech = null
     this.buffer.dropBefore(this.clock)
     if (this.vad) await this.restartVad()
@@ -507,7 +550,7 @@ export class SttSession {
     audio: Float32Array,
     start: number,
     endedBy: 'endpoint' | 'change',
-    recognized = start,
+    sentUpTo = start,
   ) {
     const items: Turn[] = []
     if (!this.diarizing()) items.push({ itemId, audio, start, end: start + audio.length, speakers: null })
@@ -524,8 +567,8 @@ export class SttSession {
           speakers: unattributed(start, start + audio.length),
         })
       }
-      // The first item holds at least what was recognized early (its words were sent as that item's).
-      const early = Math.min(audio.length, recognized - start)
+      // The first item holds at least the audio of the words sent live (they were sent as that item's).
+      const early = Math.min(audio.length, sentUpTo - start)
       const bounded = itemBounds(groups, audio.length, early, ENGINE_RATE)
       bounded.forEach(({ group, from, to }, k) => {
         const last = k === bounded.length - 1
@@ -586,35 +629,21 @@ export class SttSession {
   private async process(turn: Turn) {
     if (this.closed) return
     let transcript: string
-    // Words recognized while the turn went on were sent already; only the rest is recognized now.
-    const early = this.early.get(turn.itemId)
-    this.early.delete(turn.itemId)
-    const offset = early ? Math.min(turn.audio.length, Math.max(0, early.upTo - turn.start)) : 0
-    const rest = turn.audio.subarray(offset)
+    // Words sent live were sent already; only the rest is decoded now, from a little before it as live decodes are.
+    const live = this.live.get(turn.itemId)
+    this.live.delete(turn.itemId)
+    const sent = live?.words ?? []
+    const sentUpTo = Math.min(turn.end, Math.max(turn.start, live?.sentUpTo ?? turn.start))
+    const from = Math.max(turn.start, sentUpTo - LIVE_CONTEXT_SAMPLES)
     try {
       // A sliver of audio (a turn cut right at its start) holds no words.
       const result =
-        rest.length < MIN_COMMIT_SAMPLES
+        turn.end - sentUpTo < MIN_COMMIT_SAMPLES
           ? { text: '', words: [] }
-          : await this.deps.recognizer.transcribe(rest, { signal: this.abort.signal })
+          : await this.decode(turn.audio.subarray(from - turn.start))
       if (this.closed) return
-      const restStart = turn.start + offset
-      const segments = groupSegments(result.words).map((seg) => ({
-        text: seg.text,
-        segment_start_ms: toMs(restStart) + Math.round(seg.start * 1000),
-        segment_end_ms: toMs(restStart) + Math.round(seg.end * 1000),
-      }))
-      const sentBefore = early?.texts.length ?? 0
-      segments.forEach((seg, i) => {
-        this.send({
-          type: 'conversation.item.input_audio_transcription.delta',
-          item_id: turn.itemId,
-          content_index: 0,
-          delta: i === 0 && sentBefore === 0 ? seg.text : ` ${seg.text}`,
-        })
-      })
-      const all = [...(early?.segments ?? []), ...segments]
-      transcript = all.map((seg) => seg.text).join(' ')
+      this.sendWords(turn.itemId, sent, wordsAfter(result, from, sentUpTo))
+      transcript = sent.map((w) => w.text).join(' ')
       this.send({
         type: 'conversation.item.input_audio_transcription.completed',
         item_id: turn.itemId,
@@ -622,7 +651,11 @@ export class SttSession {
         transcript,
         audio_start_ms: toMs(turn.start),
         audio_end_ms: toMs(turn.end),
-        segments: all,
+        segments: groupSegments(sent).map((seg) => ({
+          text: seg.text,
+          segment_start_ms: Math.round(seg.start * 1000),
+          segment_end_ms: Math.round(seg.end * 1000),
+        })),
       })
     } catch (err) {
       if (this.closed) return
