@@ -49,7 +49,7 @@ const FSDD_FOLD: Record<string, number> = {
   nicolas: 1,
   yweweler: 1,
 }
-export const AMI_FOLD_OF_ROOM: Record<string, number> = {
+const AMI_FOLD_OF_ROOM: Record<string, number> = {
   'ami:trn00': 0,
   'ami:trn06': 0,
   'ami:trn04': 1,
@@ -148,18 +148,39 @@ export function amiRooms(meetings: Meeting[]): Map<string, string> {
  * cut, the shorter ones (from 0.5 s) joined in order with short pauses, one speaker and excerpt at a time.
  */
 export function amiClips(meetings: Meeting[], min: number, max: number): Clip[] {
+  return joinedMeetingClips(meetings, {
+    shortest: 0.5,
+    longest: max,
+    enough: min,
+    measure: (_, s) => s.end - s.start,
+  })
+}
+
+/**
+ * One speaker's one-person stretches of one excerpt (`shortest`…`longest` s, longer ones cut first), joined in order
+ * with short pauses until `measure` of the parts adds up to `enough`, each stretch used once.
+ */
+export function joinedMeetingClips(
+  meetings: Meeting[],
+  opts: {
+    shortest: number
+    longest: number
+    enough: number
+    measure: (part: Float32Array, stretch: { start: number; end: number }) => number
+  },
+): Clip[] {
   const rooms = amiRooms(meetings)
   const clips: Clip[] = []
   for (const m of meetings) {
     const room = rooms.get(m.id) as string
-    const pending = new Map<string, { parts: Float32Array[]; seconds: number; start: number }>()
-    for (const s of singleSpeakerSegments(m, 0.5, max)) {
+    const pending = new Map<string, { parts: Float32Array[]; amount: number; start: number }>()
+    for (const s of singleSpeakerSegments(m, opts.shortest, opts.longest)) {
       const part = m.audio.subarray(Math.round(s.start * RATE), Math.round(s.end * RATE))
-      const open = pending.get(s.speaker) ?? { parts: [], seconds: 0, start: s.start }
+      const open = pending.get(s.speaker) ?? { parts: [], amount: 0, start: s.start }
       open.parts.push(part)
-      open.seconds += s.end - s.start
+      open.amount += opts.measure(part, s)
       pending.set(s.speaker, open)
-      if (open.seconds < min) continue
+      if (open.amount < opts.enough) continue
       clips.push({
         audio: open.parts.length === 1 ? part : joinClips(open.parts, 0.15),
         speaker: `ami:${s.speaker}`,

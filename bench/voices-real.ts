@@ -29,22 +29,19 @@ import { foregroundRegions } from '../server/engine/speaker/screen.ts'
 import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
 import { sustainedToneShare } from '../server/engine/speaker/tonality.ts'
-import { joinClips } from '../server/testing/speakers.ts'
 import type { Meeting } from './eval-diarization.ts'
 import {
-  AMI_FOLD_OF_ROOM,
   amiClips,
-  amiRooms,
   type Clip,
   fitNapOnFold,
   fsddClips,
+  joinedMeetingClips,
   loadRealSpeech,
   loadTakes,
   trainingFrames,
   twoPersonClips,
   verificationTrials,
 } from './real-speech.ts'
-import { singleSpeakerSegments } from './speaker-eer.ts'
 
 export interface Scored {
   score: number
@@ -207,30 +204,7 @@ export function printNetSpeech(
  * now verifies (both clips at MIN_VERIFIED_SPEECH_SECONDS), which the fixed-length clips above almost never give.
  */
 export function meetingClipsByVoice(meetings: Meeting[], voiced: number): Clip[] {
-  const rooms = amiRooms(meetings)
-  const clips: Clip[] = []
-  for (const m of meetings) {
-    const room = rooms.get(m.id) as string
-    const pending = new Map<string, { parts: Float32Array[]; voiced: number; start: number }>()
-    for (const s of singleSpeakerSegments(m, 0.3, 4)) {
-      const part = m.audio.subarray(Math.round(s.start * 16_000), Math.round(s.end * 16_000))
-      const open = pending.get(s.speaker) ?? { parts: [], voiced: 0, start: s.start }
-      open.parts.push(part)
-      open.voiced += voicedSeconds(part)
-      pending.set(s.speaker, open)
-      if (open.voiced < voiced) continue
-      clips.push({
-        audio: joinClips(open.parts, 0.15),
-        speaker: `ami:${s.speaker}`,
-        room,
-        fold: AMI_FOLD_OF_ROOM[room] ?? 0,
-        corpus: 'ami',
-        source: `${m.id}@${open.start.toFixed(2)}`,
-      })
-      pending.delete(s.speaker)
-    }
-  }
-  return clips
+  return joinedMeetingClips(meetings, { shortest: 0.3, longest: 4, enough: voiced, measure: voicedSeconds })
 }
 
 /** The highest threshold accepting at least `share` of the owners among `trials`. */
