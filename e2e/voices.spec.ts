@@ -61,7 +61,13 @@ function scriptVoicePicker(page: Page): Locator {
     .getByRole('group', { name: 'Voice', exact: true })
 }
 
+/**
+ * The session's CSRF token, once the page has signed in: with the automatic local admin, the page's first
+ * /api/auth/me and one sent from here at the same moment would each start a session, and whichever cookie came last
+ * would not match the other's token (a 403, seen in a full run).
+ */
 async function csrfToken(page: Page): Promise<string> {
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible()
   const me = await page.request.get('/api/auth/me')
   return ((await me.json()) as { csrfToken: string }).csrfToken
 }
