@@ -38,6 +38,7 @@ export function AudioInput({
   basename,
   clip,
   onClip,
+  onReading,
   disabled = false,
   error,
   firstControlRef,
@@ -48,6 +49,8 @@ export function AudioInput({
   basename: string
   clip: AudioClip | null
   onClip: (clip: AudioClip | null) => void
+  /** A chosen file is being read (its length measured): true until its clip is given, or none is. */
+  onReading?: (reading: boolean) => void
   disabled?: boolean
   /** A failure about this clip from the service, shown with it. */
   error?: string | null
@@ -110,6 +113,7 @@ export function AudioInput({
 
   async function chooseFile(file: File | undefined) {
     choosing.current = true
+    onReading?.(true)
     try {
       onClip(null)
       if (!file) return
@@ -119,6 +123,7 @@ export function AudioInput({
       onClip({ blob: file, filename: file.name, seconds, source: 'uploaded', problem })
     } finally {
       choosing.current = false
+      onReading?.(false)
     }
   }
 

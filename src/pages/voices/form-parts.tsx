@@ -1,4 +1,12 @@
-import { type BaseSyntheticEvent, type ReactNode, type RefObject, useEffect, useId, useRef } from 'react'
+import {
+  type BaseSyntheticEvent,
+  type ReactNode,
+  type RefObject,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react'
 import {
   type FieldValues,
   FormProvider,
@@ -130,6 +138,9 @@ export function ClipSection({
   const { errors } = useFormState({ control, name: 'clip' })
   const submitRef = useRef<HTMLButtonElement>(null)
   const { busy } = save
+  // While a chosen file is read the clip is empty: a save then would be refused for want of a clip and the refusal
+  // cleared a moment later when the clip arrives, leaving nothing saved and nothing said. So Save waits for it.
+  const [reading, setReading] = useState(false)
 
   // Cancel and Retry now go away when the save ends: focus they held moves to the submit button, not the page.
   const wasBusy = useRef(false)
@@ -148,6 +159,7 @@ export function ClipSection({
           basename={basename}
           clip={field.value}
           onClip={field.onChange}
+          onReading={setReading}
           disabled={busy}
           error={errors.clip?.message}
           firstControlRef={field.ref}
@@ -177,7 +189,7 @@ export function ClipSection({
           {save.message}
         </p>
         <div className="buttons">
-          <button ref={submitRef} type="submit" aria-disabled={busy || undefined}>
+          <button ref={submitRef} type="submit" aria-disabled={busy || undefined} disabled={reading}>
             {busy ? busyLabel : submitLabel}
           </button>
         </div>
