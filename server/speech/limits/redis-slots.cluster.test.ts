@@ -31,8 +31,14 @@ afterEach(async () => {
   if (keys.length) await inspect.del(...keys)
 })
 
-async function instance(leaseTtlMs = TTL): Promise<RedisLimits> {
-  const limits = await RedisLimits.open({ url: REDIS_URL, prefix, leaseTtlMs, warn: (m) => warnings.push(m) })
+async function instance(leaseTtlMs = TTL, waiterTtlMs?: number): Promise<RedisLimits> {
+  const limits = await RedisLimits.open({
+    url: REDIS_URL,
+    prefix,
+    leaseTtlMs,
+    waiterTtlMs,
+    warn: (m) => warnings.push(m),
+  })
   opened.push(limits)
   return limits
 }
@@ -82,7 +88,15 @@ describe('RedisSlotPool', () => {
 
   it('hands a released slot to the waiters in arrival order, whichever instance they wait on', async () => {
     fresh()
-    const [a, b, c] = [await instance(), await instance(), await instance()]
+    // Places in line that outlast any stall of a loaded test machine: a waiter whose process did not look again
+    // within the default second lost its place, rejoined behind the other and waited for a slot this test frees
+    // only after it (failed twice in one full run at the 30 s deadline).
+    const placeMs = 30_000
+    const [a, b, c] = [
+      await instance(TTL, placeMs),
+      await instance(TTL, placeMs),
+      await instance(TTL, placeMs),
+    ]
     const [pa, pb, pc] = [a.pool('tts', 1, 2), b.pool('tts', 1, 2), c.pool('tts', 1, 2)]
     const holder = slotOf(await pa.acquire('o'))
     const order: string[] = []

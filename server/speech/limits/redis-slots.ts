@@ -132,6 +132,11 @@ export interface RedisLimitsOptions {
   leaseTtlMs?: number
   /** How often a waiter checks the line when no release is published (frees by expiry publish nothing). */
   pollMs?: number
+  /**
+   * How long a waiter keeps its place in line without looking again (it renews it each time it looks): the most a dead
+   * instance's waiters hold up the line. A process stalled longer than this loses its waiters' places.
+   */
+  waiterTtlMs?: number
   /** Said when Redis goes away or comes back, and when a held slot's lease was lost (default: console.warn). */
   warn?: (message: string) => void
 }
@@ -147,6 +152,7 @@ export class RedisLimits {
   readonly prefix: string
   readonly leaseTtlMs: number
   readonly pollMs: number
+  readonly waiterTtlMs: number
   private readonly pools = new Map<string, RedisSlotPool>()
   /** Wake-ups of this instance's waiters, by pool channel and owner. */
   private readonly wakers = new Map<string, Set<() => void>>()
@@ -163,6 +169,7 @@ export class RedisLimits {
     this.prefix = opts.prefix ?? 'speech:'
     this.leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
     this.pollMs = opts.pollMs ?? Math.min(250, Math.floor(this.leaseTtlMs / 4))
+    this.waiterTtlMs = opts.waiterTtlMs ?? Math.max(1000, this.pollMs * 4)
     this.warn = opts.warn ?? ((message) => console.warn(message))
     redis.on('error', (err: Error) => this.lost(err))
     redis.on('ready', () => {
@@ -358,7 +365,7 @@ export class RedisSlotPool implements SlotPool {
 
   private attempt(owner: string, id: string, mayWait: boolean): Promise<number> {
     const k = this.keys(owner)
-    const waiterTtl = Math.max(1000, this.host.pollMs * 4)
+    const waiterTtl = this.host.waiterTtlMs
     return this.host
       .run(
         'acquire',
