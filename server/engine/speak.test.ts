@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEspeakSynthesizer } from './espeak/pool.ts'
-import { AUDIO_TOKENS_PER_SECOND, speak } from './speak.ts'
+import { AUDIO_TOKENS_PER_SECOND, fromFirstSound, speak } from './speak.ts'
 import type { Synthesizer } from './synthesizer.ts'
 import { normalizeText } from './text/index.ts'
 import { voiceParamsFor } from './voice-params.ts'
@@ -94,5 +94,49 @@ describe('speak', () => {
     }
     await expect(run()).rejects.toThrow()
     expect(n / 24_000).toBeLessThan(15)
+  })
+
+  it('starts the stream at its first sound: eSpeak’s lead-in silence is not sent', async () => {
+    const firstSound = async (audio: AsyncIterable<Int16Array>) => {
+      const all: number[] = []
+      for await (const c of audio) all.push(...c)
+      return all.findIndex((s) => Math.abs(s) > 33) / 24
+    }
+    const direct = await firstSound(synth.synthesize({ text: 'Hello there.', voice: english, speed: 1 }))
+    const spoken = await firstSound(speak(synth, { ...base, text: 'Hello there.' }))
+    expect(direct).toBeGreaterThan(5)
+    expect(spoken).toBeGreaterThan(1)
+    expect(spoken).toBeLessThanOrEqual(3.05)
+  })
+})
+
+describe('fromFirstSound', () => {
+  async function collect(chunks: number[][]) {
+    async function* source() {
+      for (const c of chunks) yield Int16Array.from(c)
+    }
+    const out: number[] = []
+    for await (const c of fromFirstSound(source())) out.push(...c)
+    return out
+  }
+  const silence = (n: number) => new Array<number>(n).fill(0)
+
+  it('drops silence before the onset across chunks, keeping 3 ms (72 samples) before it', async () => {
+    const out = await collect([silence(100), [...silence(50), 1000, 2000], [3000]])
+    expect(out).toEqual([...silence(72), 1000, 2000, 3000])
+  })
+
+  it('keeps a stream that starts with sound as it is', async () => {
+    expect(await collect([[500, 0, 0], [7]])).toEqual([500, 0, 0, 7])
+  })
+
+  it('drops at most 100 ms: a longer opening pause keeps the rest', async () => {
+    const out = await collect([silence(2000), silence(2000), [900]])
+    expect(out.length).toBe(4001 - 2400)
+    expect(out.at(-1)).toBe(900)
+  })
+
+  it('keeps a short answer that is all silence', async () => {
+    expect(await collect([silence(10), silence(5)])).toEqual(silence(15))
   })
 })

@@ -45,6 +45,7 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
   const markup = req.markup && hasMarkup(text)
   const profile = renderProfile(req.model)
   const voice = profiledVoice(req.voice, profile)
+  let first = true
   for (const segment of segmentForSynthesis(text, { locale: req.language, markup })) {
     const tokens = Math.min(segment.tokenBudget, req.maxNewTokens ?? Number.POSITIVE_INFINITY)
     let left = Math.floor((tokens / AUDIO_TOKENS_PER_SECOND) * OUTPUT_SAMPLE_RATE)
@@ -68,6 +69,9 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
     if (profile.lowpassHz !== null) audio = lowpass(audio, profile.lowpassHz, OUTPUT_SAMPLE_RATE)
     // A cloned voice's vocal-tract length (cloning/envelope.ts); a scale of 1 would change nothing.
     if (voice.formantScale && voice.formantScale !== 1) audio = warpFormants(audio, voice.formantScale)
+    // Before the budget: a segment's tokens count from its first sound.
+    if (first) audio = fromFirstSound(audio)
+    first = false
     for await (const chunk of audio) {
       if (chunk.length >= left) {
         yield chunk.subarray(0, left)
@@ -79,6 +83,45 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
     }
     req.signal?.throwIfAborted()
   }
+}
+
+/** Below this a sample is silence (-60 dBFS). */
+const SILENT = 33
+/** What is kept before the first sound, so a soft onset is not cut into. */
+const LEAD_KEEP = Math.round(0.003 * OUTPUT_SAMPLE_RATE)
+/** The most leading silence dropped: eSpeak's own lead-in is 7–40 ms; a longer pause was asked for. */
+const LEAD_TRIM_MAX = Math.round(0.1 * OUTPUT_SAMPLE_RATE)
+
+/**
+ * The stream from its first sound. eSpeak opens every utterance with 7–40 ms of silence (more after a style's
+ * SSML); at the start of a stream that silence is pure delay between Play and the first thing heard (#23), so it is
+ * dropped, keeping 3 ms before the onset. Only the very start is touched, and never more than LEAD_TRIM_MAX.
+ */
+export async function* fromFirstSound(audio: AsyncIterable<Int16Array>): AsyncGenerator<Int16Array> {
+  let skipped = 0
+  let started = false
+  for await (const chunk of audio) {
+    if (started) {
+      yield chunk
+      continue
+    }
+    const onset = chunk.findIndex((s) => Math.abs(s) > SILENT)
+    if (onset === -1 && skipped + chunk.length <= LEAD_TRIM_MAX) {
+      skipped += chunk.length
+      continue
+    }
+    const from =
+      onset === -1
+        ? LEAD_TRIM_MAX - skipped
+        : Math.min(Math.max(0, onset - LEAD_KEEP), LEAD_TRIM_MAX - skipped)
+    started = true
+    // What was skipped before this chunk stays dropped; the LEAD_KEEP samples come from this chunk or are zeros.
+    const keep = onset === -1 ? 0 : Math.min(LEAD_KEEP, skipped + onset) - (onset - from)
+    if (keep > 0) yield new Int16Array(keep)
+    yield chunk.subarray(from)
+  }
+  // Nothing but a short silence: it is the whole answer, kept as it was.
+  if (!started && skipped > 0) yield new Int16Array(skipped)
 }
 
 /**
