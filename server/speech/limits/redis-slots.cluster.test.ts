@@ -89,8 +89,8 @@ describe('RedisSlotPool', () => {
   it('hands a released slot to the waiters in arrival order, whichever instance they wait on', async () => {
     fresh()
     // Places in line that outlast any stall of a loaded test machine: a waiter whose process did not look again
-    // within the default second lost its place, rejoined behind the other and waited for a slot this test frees
-    // only after it (failed twice in one full run at the 30 s deadline).
+    // within its place's life (here the short test TTL) lost its place, rejoined behind the other and waited for a
+    // slot this test frees only after it (failed twice in one full run at the 30 s deadline).
     const placeMs = 30_000
     const [a, b, c] = [
       await instance(TTL, placeMs),
@@ -171,7 +171,7 @@ describe('RedisSlotPool', () => {
     a.redis.disconnect()
     const cut = Date.now()
     slotOf(await waiting)
-    // The holder's lease (TTL) and the dead waiter's entry (about a second) are both gone.
+    // The holder's lease and the dead waiter's place (a TTL each, at least a second for places) are both gone.
     expect(Date.now() - cut).toBeLessThan(2500)
   })
 

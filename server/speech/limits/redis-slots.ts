@@ -12,8 +12,8 @@ import { limitsUnavailable } from './unavailable.ts'
  * - `leases`: sorted set of the slots held, member = lease id, score = expiry in Redis's own clock (instances whose
  *   clocks disagree still agree on it). The holder's heartbeat pushes the expiry forward every third of the TTL.
  * - `queue`: sorted set of waiters in arrival order (score = arrival time), the bounded FIFO line.
- * - `waiters`: sorted set of the same waiters scored by their own, short expiry, renewed each time a waiter polls: the
- *   waiters of a dead instance leave the line within about a second instead of blocking it.
+ * - `waiters`: sorted set of the same waiters scored by their own expiry (the lease TTL by default), renewed each time
+ *   a waiter polls: the waiters of a dead instance leave the line within it instead of blocking it.
  *
  * One Lua script (run atomically by Redis) sweeps expired leases and dead waiters, then grants when fewer waiters are
  * ahead of the caller than slots are free — a newcomer counts the whole line as ahead, so it cannot overtake anyone
@@ -134,7 +134,9 @@ export interface RedisLimitsOptions {
   pollMs?: number
   /**
    * How long a waiter keeps its place in line without looking again (it renews it each time it looks): the most a dead
-   * instance's waiters hold up the line. A process stalled longer than this loses its waiters' places.
+   * instance's waiters hold up the line. A process stalled longer than this loses its waiters' places (and, with the
+   * line full, a request waiting there is refused), so by default a place lives as long as a lease: a stall that
+   * costs an instance no slot costs it no place either. At least a second.
    */
   waiterTtlMs?: number
   /** Said when Redis goes away or comes back, and when a held slot's lease was lost (default: console.warn). */
@@ -169,7 +171,7 @@ export class RedisLimits {
     this.prefix = opts.prefix ?? 'speech:'
     this.leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS
     this.pollMs = opts.pollMs ?? Math.min(250, Math.floor(this.leaseTtlMs / 4))
-    this.waiterTtlMs = opts.waiterTtlMs ?? Math.max(1000, this.pollMs * 4)
+    this.waiterTtlMs = opts.waiterTtlMs ?? Math.max(1000, this.pollMs * 4, this.leaseTtlMs)
     this.warn = opts.warn ?? ((message) => console.warn(message))
     redis.on('error', (err: Error) => this.lost(err))
     redis.on('ready', () => {
