@@ -2,7 +2,8 @@
  * `npm run bench:studio`: the script page in Chromium against the real backend and local speech service.
  *
  * - Time from pressing Play to the first audible sample leaving the worklet, p50/p95 over RUNS plays of a short line
- *   and of a marked-up line (350 ms prebuffer instead of 200 ms).
+ *   and of a marked-up line (350 ms prebuffer instead of 200 ms). When the sample left is read from the audio clock
+ *   (src/audio/pcm-player.ts); how much later the page's busy main thread heard of it is printed beside the stages.
  * - Underruns over 20 plays of the short line while 2 other streams run (another organization's, so the studio's own
  *   two generation slots stay free), with the time to first audio under that load beside the idle figure.
  * - The cost of keeping takes: the same short line played with each finished take stored by the backend and with the
@@ -72,18 +73,21 @@ interface Stages {
   'headers → first audio decoded (engine, SSE)': number
   'first audio → audible (prebuffer, worklet)': number
   'total (Play → first audible sample)': number
+  /** Not part of the total: how much later the page's main thread heard of that sample (src/audio/pcm-player.ts). */
+  '(then → the page hears of it: main thread busy)': number
 }
 
 /** Reads the marks of the play that just finished (src/state/playback.ts, src/api/speech.ts) and its timings. */
 async function stagesOf(p: Page): Promise<Stages> {
   // No named functions inside: the bench runs through tsx, whose helper for function names the page lacks.
   const t = await p.evaluate(() => {
-    const [click, request, response, firstAudio, firstSample] = [
+    const [click, request, response, firstAudio, firstSample, noticed] = [
       'play:click',
       'speech:request',
       'speech:response',
       'speech:first-audio',
       'play:first-sample',
+      'play:first-sample-noticed',
     ].map((name) => performance.getEntriesByName(name, 'mark').at(-1)?.startTime ?? Number.NaN)
     const resource = performance
       .getEntriesByType('resource')
@@ -97,6 +101,7 @@ async function stagesOf(p: Page): Promise<Stages> {
       response: response as number,
       firstAudio: firstAudio as number,
       firstSample: firstSample as number,
+      noticed: noticed as number,
       studio: server.studio ?? Number.NaN,
       service: server.service ?? Number.NaN,
     }
@@ -111,6 +116,7 @@ async function stagesOf(p: Page): Promise<Stages> {
     'headers → first audio decoded (engine, SSE)': t.firstAudio - t.response,
     'first audio → audible (prebuffer, worklet)': t.firstSample - t.firstAudio,
     'total (Play → first audible sample)': t.firstSample - t.click,
+    '(then → the page hears of it: main thread busy)': t.noticed - t.firstSample,
   }
 }
 

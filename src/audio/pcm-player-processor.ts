@@ -43,7 +43,8 @@ class PcmPlayerProcessor extends AudioWorkletProcessor {
     const channels = outputs[0] ?? []
     const first = channels[0]
     if (!first) return true
-    if (this.buffer.render(first)) this.post({ type: 'first-sample', stream: this.stream })
+    if (this.buffer.render(first))
+      this.post({ type: 'first-sample', stream: this.stream, frame: currentFrame })
     for (let c = 1; c < channels.length; c++) channels[c]?.set(first)
 
     const state = this.buffer.currentState

@@ -9,8 +9,10 @@ import {
 } from './player-protocol.ts'
 
 export interface PlayerStats extends JitterCounters {
-  /** performance.now() when the first audible sample left the worklet, or null before. */
+  /** performance.now() when the first audible sample left the worklet (by the audio clock), or null before. */
   firstSampleAt: number | null
+  /** performance.now() when the page heard of it: later by however long its main thread was busy. */
+  firstSampleNoticedAt: number | null
 }
 
 /** The worklet's ring holds 20 s; the main thread keeps anything beyond 15 s queued until there is room. */
@@ -27,6 +29,7 @@ const IDLE: PlayerStats = {
   nonSilentFrames: 0,
   peak: 0,
   firstSampleAt: null,
+  firstSampleNoticedAt: null,
 }
 
 type Listener = (stats: PlayerStats) => void
@@ -142,16 +145,34 @@ export class PcmPlayer {
   private receive(message: FromProcessor) {
     if (message.stream !== this.stream) return
     if (message.type === 'first-sample') {
-      this.update({ ...this.statsNow, firstSampleAt: performance.now() })
+      const now = performance.now()
+      this.update({
+        ...this.statsNow,
+        firstSampleAt: now - this.renderedSince(message.frame),
+        firstSampleNoticedAt: now,
+      })
       return
     }
-    this.update({ ...message.counters, firstSampleAt: this.statsNow.firstSampleAt })
+    const { firstSampleAt, firstSampleNoticedAt } = this.statsNow
+    this.update({ ...message.counters, firstSampleAt, firstSampleNoticedAt })
     if (this.pending.length > 0) this.flush()
     if (!isActive(message.counters.state)) {
       const waiters = this.endWaiters
       this.endWaiters = []
       for (const resolve of waiters) resolve(this.statsNow)
     }
+  }
+
+  /**
+   * How long ago, at the latest, the quantum at context frame `frame` was rendered (ms). The page hears of the first
+   * sample when its main thread is free, which during a play (the page rendering, the engine and the backend busy on
+   * the same cores) is tens of ms after the worklet played it; the audio clock says when it was played. The audio
+   * thread renders at most one callback (`baseLatency`) ahead of real time, so the audio rendered since, less one
+   * callback, took at least that long: the estimate errs late, never early.
+   */
+  private renderedSince(frame: number): number {
+    const since = this.context.currentTime - frame / this.context.sampleRate - (this.context.baseLatency || 0)
+    return Math.max(0, since) * 1000
   }
 
   private update(stats: PlayerStats) {

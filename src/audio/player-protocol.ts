@@ -16,8 +16,8 @@ export type ToProcessor =
 
 export type FromProcessor =
   | { type: 'stats'; stream: number; counters: JitterCounters }
-  /** The first audible sample of the stream left the worklet in the quantum just rendered. */
-  | { type: 'first-sample'; stream: number }
+  /** The first audible sample of the stream left the worklet in the quantum that began at context frame `frame`. */
+  | { type: 'first-sample'; stream: number; frame: number }
 
 export interface ProcessorOptions {
   capacityFrames: number

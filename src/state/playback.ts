@@ -11,7 +11,11 @@ import { PcmPlayer, type PlayerStats } from '../audio/pcm-player.ts'
 export type PlaybackStatus = 'idle' | 'streaming' | 'playing' | 'done' | 'stopped' | 'incomplete' | 'error'
 
 /** The player's marks of a play: Play pressed, the first audible sample left the worklet (with SPEECH_MARKS). */
-export const PLAY_MARKS = { click: 'play:click', firstSample: 'play:first-sample' } as const
+export const PLAY_MARKS = {
+  click: 'play:click',
+  firstSample: 'play:first-sample',
+  firstSampleNoticed: 'play:first-sample-noticed',
+} as const
 
 export const PREBUFFER_MS = 200
 export const MARKUP_PREBUFFER_MS = 350
@@ -87,6 +91,8 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
       if (!heard && stats.firstSampleAt !== null) {
         heard = true
         performance.mark(PLAY_MARKS.firstSample, { startTime: stats.firstSampleAt })
+        if (stats.firstSampleNoticedAt !== null)
+          performance.mark(PLAY_MARKS.firstSampleNoticed, { startTime: stats.firstSampleNoticedAt })
       }
       set({
         stats,
