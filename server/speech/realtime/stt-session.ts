@@ -86,7 +86,8 @@ export const MAX_MANUAL_BUFFER_SAMPLES = 10 * 60 * ENGINE_RATE
  * doubled, so a slow machine decodes less often.
  */
 const LIVE_STEP_SAMPLES = 0.5 * ENGINE_RATE
-const LIVE_CONTEXT_SAMPLES = 1.5 * ENGINE_RATE
+/** Every live decode pays for its context (~0.23 s per second of audio): 1.5 s measured 0.45 s slower words, no better. */
+const LIVE_CONTEXT_SAMPLES = 0.75 * ENGINE_RATE
 /** A word with this much audio decoded after it is sent even when the decodes disagree (live-words.ts). */
 const LIVE_SETTLED_SAMPLES = 1.5 * ENGINE_RATE
 /** Client messages waiting to be processed beyond this many bytes pause reading from the socket. */
