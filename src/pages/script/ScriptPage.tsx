@@ -61,7 +61,11 @@ function sampleLine(voice: string): string {
 
 export function ScriptPage() {
   const script = useScript()
-  const playback = usePlayback()
+  // The page follows the playback's status only: the player's counters change every 50 ms while a line plays, and
+  // re-rendering the whole page for each took the renderer's CPU from the engine on a two-core machine just as the
+  // line's first audio was being made (bench:studio). The counters are the Playback panel's own subscription.
+  const status = usePlayback((s) => s.status)
+  const playbackFailure = usePlayback((s) => s.failure)
   const preview = usePreview()
   const [caretLineId, setCaretLineId] = useState<string | null>(null)
   const [selection, setSelection] = useState('')
@@ -117,8 +121,8 @@ export function ScriptPage() {
   const lineIndex = new Map(script.lines.map((l, i) => [l.id, i]))
   const caretLine = script.lines.find((l) => l.id === caretLineId) ?? script.lines[0]
   const caretNumber = caretLine ? (lineIndex.get(caretLine.id) ?? 0) + 1 : 1
-  const busy = playback.status === 'streaming' || playback.status === 'playing'
-  const activeLineId = busy ? lineAt(preview.starts, playback.stats?.framesPlayed ?? 0) : null
+  const busy = status === 'streaming' || status === 'playing'
+  const activeLineId = usePlayback((s) => (busy ? lineAt(preview.starts, s.stats?.framesPlayed ?? 0) : null))
   // Takes of scripts opened earlier stay in the store; only this script's chosen takes count here.
   const chosenCount = useTakes((s) => s.chosenTakes(script.lines.map((l) => l.id)).length)
   const scriptIsEmpty = script.lines.every((l) => l.text.trim() === '')
@@ -134,10 +138,10 @@ export function ScriptPage() {
   const playLine = (lineId: string) => play([planFor(lineId)])
   const playSample = (voice: string) => {
     const settings = { ...effectiveSettings(script.settings, caretLine?.override), voice }
-    void playback.play(toSpeechRequest(settings, sampleLine(voice)))
+    void usePlayback.getState().play(toSpeechRequest(settings, sampleLine(voice)))
   }
 
-  const failure = playback.status === 'error' || playback.status === 'incomplete' ? playback.failure : null
+  const failure = status === 'error' || status === 'incomplete' ? playbackFailure : null
   const explained = failure ? explainError(failure) : null
 
   const exportText = () =>
@@ -268,7 +272,7 @@ export function ScriptPage() {
             >
               Play script
             </button>
-            <button type="button" onClick={() => void playback.stop()} disabled={!busy}>
+            <button type="button" onClick={() => void usePlayback.getState().stop()} disabled={!busy}>
               Stop
             </button>
             {scriptIsEmpty && (
@@ -278,10 +282,10 @@ export function ScriptPage() {
             )}
           </fieldset>
           <div className="playback-status">
-            <p role="status" data-testid="playback-status" className={`status status-${playback.status}`}>
+            <p role="status" data-testid="playback-status" className={`status status-${status}`}>
               {preview.wait && preview.wait.secondsLeft > 0
                 ? `${preview.wait.reason} Trying again in ${preview.wait.secondsLeft} s (attempt ${preview.wait.attempt} of ${preview.wait.maxAttempts}).`
-                : STATUS_TEXT[playback.status]}
+                : STATUS_TEXT[status]}
             </p>
             {explained && (
               <div role="alert" className="problem">
@@ -296,7 +300,7 @@ export function ScriptPage() {
               </div>
             )}
           </div>
-          <PlaybackStats stats={playback.stats} timeToFirstAudioMs={playback.timeToFirstAudioMs} />
+          <LivePlaybackStats />
         </div>
 
         <div className="script-line-pane">
@@ -397,4 +401,11 @@ export function ScriptPage() {
       </div>
     </section>
   )
+}
+
+/** The Playback panel, re-rendered with the player's counters on its own. */
+function LivePlaybackStats() {
+  const stats = usePlayback((s) => s.stats)
+  const timeToFirstAudioMs = usePlayback((s) => s.timeToFirstAudioMs)
+  return <PlaybackStats stats={stats} timeToFirstAudioMs={timeToFirstAudioMs} />
 }

@@ -24,7 +24,9 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
   const queryClient = useQueryClient()
   const voices = useSavedVoices()
   const consents = useConsents()
-  const playback = usePlayback()
+  // Status and error only: the player's counters change every 50 ms while a preview plays (as on the script page).
+  const playbackStatus = usePlayback((s) => s.status)
+  const playbackError = usePlayback((s) => s.error)
   const [line, setLine] = useState(DEFAULT_LINE)
   /** The voice last previewed, and whether that preview is still running (the player is shared with other pages). */
   const [previewing, setPreviewing] = useState<SavedCatalogVoice | null>(null)
@@ -49,10 +51,10 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
     (consents.data?.pages.flatMap((page) => page.data) ?? []).map((c) => [c.id, c.name]),
   )
   const previewStatus = previewRunning
-    ? playback.status === 'playing'
+    ? playbackStatus === 'playing'
       ? 'playing'
       : 'streaming'
-    : playback.status
+    : playbackStatus
 
   return (
     <section aria-labelledby={`${id}-heading`} className="panel">
@@ -70,11 +72,11 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
         <FailureMessage failure={describeFailure(remove.error, 'delete-voice')} />
       )}
       {previewing && (
-        <div aria-live="polite" className={`preview-status status-${playback.status}`}>
-          {!previewRunning && playback.status === 'error' ? (
+        <div aria-live="polite" className={`preview-status status-${playbackStatus}`}>
+          {!previewRunning && playbackStatus === 'error' ? (
             <FailureMessage
               failure={{
-                what: `The preview of “${previewing.name}” failed: ${playback.error ?? 'unknown error'}`,
+                what: `The preview of “${previewing.name}” failed: ${playbackError ?? 'unknown error'}`,
                 next: 'If the voice was deleted or its consent revoked, the list refreshes; otherwise try again.',
               }}
             />
@@ -132,13 +134,13 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
                     aria-label={isPreviewing ? `Stop the preview of ${voice.name}` : `Preview ${voice.name}`}
                     disabled={!line.trim()}
                     onClick={async () => {
-                      if (isPreviewing) return void playback.stop()
+                      if (isPreviewing) return void usePlayback.getState().stop()
                       const token = ++previewToken.current
                       setPreviewing(voice)
                       setPreviewRunning(true)
                       try {
                         // Resolves once the preview has played out, stopped or failed.
-                        await playback.play({
+                        await usePlayback.getState().play({
                           model: SAVED_VOICE_MODEL,
                           voice: { id: voice.id },
                           input: line.trim(),
