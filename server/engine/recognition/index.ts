@@ -10,6 +10,7 @@ export {
   type RecognizeOptions,
   type Recognizer,
   RecognizerUnavailableError,
+  type StreamingTranscriber,
   type Transcription,
   type WarmTranscriber,
 } from './recognizer.ts'

@@ -3,14 +3,22 @@
  * far from what the model was trained on), but each fails when recognition breaks. No test measures speed.
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { meetingFile } from '../../testing/meetings.ts'
+import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { voiceParamsFor } from '../voice-params.ts'
-import { createPocketSphinxRecognizer, type Recognizer, RecognizerUnavailableError } from './index.ts'
+import {
+  createPocketSphinxRecognizer,
+  type Recognizer,
+  RecognizerUnavailableError,
+  type Transcription,
+} from './index.ts'
 import { phraseWords } from './phrase-words.ts'
 import { joinAudio, speak16k } from './test-speech.ts'
 
@@ -65,6 +73,12 @@ const decodersUnder = (dir: string) =>
   execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
     .split('\n')
     .filter((line) => line.includes('pocketsphinx_batch') && line.includes(dir))
+
+/** Streaming decoders this test process started (their command lines name no directory). */
+const ownStreamDecoders = () =>
+  execFileSync('ps', ['-o', 'args', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('ps-stream-'))
 
 describe('transcribe', () => {
   it(
@@ -228,6 +242,79 @@ describe('warm decoding', () => {
     await expect(warm.transcribe(await speak16k(synth, 'Hello there.'))).rejects.toThrow(/exited/)
     await warm.close()
     await broken.close()
+  })
+})
+
+describe('streaming decoding', () => {
+  /** 12 s of a real meeting, people talking in turns on a distant microphone (the whole decode hears 44 words). */
+  const meeting = async () => {
+    const decoded = await decodeAudio(readFileSync(meetingFile('trn03.wav')), { targetRate: RATE })
+    return decoded.samples.subarray(15 * RATE, 27 * RATE)
+  }
+  const streamOf = (r: Recognizer) => {
+    const stream = r.stream?.()
+    if (!stream) throw new Error('no streaming decoder: it needs cc, pkg-config and libpocketsphinx-dev')
+    return stream
+  }
+
+  it(
+    'hears real speech pushed in 100 ms pieces, words within the audio so far, as a whole decode does',
+    async () => {
+      const audio = await meeting()
+      const stream = streamOf(recognizer)
+      try {
+        const answers: Array<{ pushed: number; words: Transcription['words'] }> = []
+        for (let at = 0; at < audio.length; at += RATE / 10) {
+          stream.push(audio.subarray(at, at + RATE / 10))
+          if ((at / (RATE / 10)) % 5 === 4) {
+            const pushed = Math.min(audio.length, at + RATE / 10) / RATE
+            answers.push({ pushed, words: (await stream.hypothesis()).words })
+          }
+        }
+        for (const { pushed, words } of answers) {
+          for (const [i, w] of words.entries()) {
+            expect(w.start).toBeLessThan(w.end)
+            expect(w.end).toBeLessThanOrEqual(pushed + 0.011)
+            if (i > 0) expect(w.start).toBeGreaterThanOrEqual((words[i - 1] as typeof w).end)
+          }
+        }
+        const last = (await stream.hypothesis()).words.map((w) => w.text)
+        const whole = (await recognizer.transcribe(audio)).words.map((w) => w.text)
+        expect(last.length).toBeGreaterThan(10)
+        // The same model on the same audio: most words agree, though the whole decode adds two passes.
+        const common = last.filter((w) => {
+          const i = whole.indexOf(w)
+          if (i >= 0) whole.splice(i, 1)
+          return i >= 0
+        })
+        expect(common.length).toBeGreaterThan(last.length / 2)
+
+        // A restart drops the utterance: silence after it holds no words.
+        stream.restart()
+        stream.push(new Float32Array(RATE))
+        expect((await stream.hypothesis()).words).toEqual([])
+        expect(ownStreamDecoders()).toHaveLength(1)
+      } finally {
+        await stream.close()
+      }
+      expect(ownStreamDecoders()).toEqual([])
+      await expect(stream.hypothesis()).rejects.toThrow(/closed/)
+    },
+    LONG,
+  )
+
+  it('fails its calls, without hanging, when the decoder dies', async () => {
+    const audio = await meeting()
+    const stream = streamOf(recognizer)
+    stream.push(audio.subarray(0, RATE))
+    expect((await stream.hypothesis()).words.length).toBeGreaterThan(0)
+    execFileSync('pkill', ['-KILL', '-P', String(process.pid), '-f', 'ps-stream-'])
+    await expect(stream.hypothesis()).rejects.toThrow(/exited|closed/)
+    await stream.close()
+  })
+
+  it('is not offered when the recognizer is told not to stream', () => {
+    expect(createPocketSphinxRecognizer({ streaming: false }).stream?.()).toBeNull()
   })
 })
 

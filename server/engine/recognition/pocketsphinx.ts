@@ -12,6 +12,8 @@ import { buildPhraseGrammar, lookUpPronunciations, wordsToLookUp } from './phras
 import { scorePhrase } from './phrase-score.ts'
 import { phraseWords } from './phrase-words.ts'
 import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription } from './recognizer.ts'
+import { streamDecoderBinary } from './stream-binary.ts'
+import { openStreamDecoder } from './stream-decoder.ts'
 import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFrames } from './utterances.ts'
 import { openWarmDecoder } from './warm-decoder.ts'
 
@@ -29,6 +31,11 @@ export interface PocketSphinxOptions {
   tmpDir?: string
   /** Least score at which `checkPhrase` says matched (default 0.8: a word error rate up to 20 %). */
   phraseThreshold?: number
+  /**
+   * Live words from the streaming decoder (stream-decoder.ts) where it can be built (default: yes, unless the
+   * environment sets `POCKETSPHINX_STREAMING=off`, which the benchmarks use to compare).
+   */
+  streaming?: boolean
 }
 
 export const DEFAULT_PHRASE_THRESHOLD = 0.8
@@ -50,6 +57,9 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
   const threshold = opts.phraseThreshold ?? DEFAULT_PHRASE_THRESHOLD
   const lifetime = new AbortController()
   const inFlight = new Set<Promise<unknown>>()
+  const streaming = opts.streaming ?? process.env.POCKETSPHINX_STREAMING !== 'off'
+  /** The streaming decoder could not be built: no caller is offered one again. */
+  let unbuildable = false
 
   /** Fails closed, checks the install on every call (it may be removed or added while running), tracks the call. */
   const call = <T>(
@@ -153,6 +163,22 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
         ],
         ready: () => assertInstalled(install),
       }),
+    stream: () => {
+      if (!streaming || unbuildable) return null
+      const binary = streamDecoderBinary()
+      void binary.then((built) => {
+        unbuildable = built === null
+      })
+      return openStreamDecoder({
+        binary,
+        args: [
+          ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
+          ...COMMON_ARGS,
+          ...SEARCH_ARGS,
+        ],
+        ready: () => assertInstalled(install),
+      })
+    },
     async close() {
       lifetime.abort(new Error('The recognizer is closed.'))
       await Promise.allSettled(inFlight)

@@ -53,12 +53,32 @@ export interface Recognizer {
    * `transcribe`.
    */
   warm?(): WarmTranscriber
+  /**
+   * Optional: a decoder fed audio as it arrives (a realtime session's live words), so that each second is decoded
+   * once however often the caller asks for the words so far; it starts loading at once. Null when it cannot run here
+   * (callers then decode again with `warm` or `transcribe`). The caller closes it.
+   */
+  stream?(): StreamingTranscriber | null
   close(): Promise<void>
 }
 
 /** What `Recognizer.warm` returns. */
 export interface WarmTranscriber {
   transcribe(audio: Float32Array, opts?: RecognizeOptions): Promise<Transcription>
+  close(): Promise<void>
+}
+
+/** What `Recognizer.stream` returns. Audio is decoded as one utterance from `restart` to the next. */
+export interface StreamingTranscriber {
+  /** Ends the utterance going on, dropping its words; the audio pushed next starts a new one. */
+  restart(): void
+  /** More audio of the utterance going on. */
+  push(audio: Float32Array): void
+  /**
+   * The best words so far of the utterance going on, in seconds from its first sample, once every sample pushed
+   * before the call is decoded. Fails when the decoder has failed or is closed.
+   */
+  hypothesis(): Promise<Transcription>
   close(): Promise<void>
 }
 

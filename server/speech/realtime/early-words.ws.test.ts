@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createPocketSphinxRecognizer } from '../../engine/recognition/index.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import { spokenPcm } from '../../testing/spoken-audio.ts'
 import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
@@ -6,20 +8,31 @@ import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
 /**
  * Words while a turn goes on (issue 20, docs/transcription.md "Live words"): a long turn streamed at about real time
  * gets deltas before its speech has stopped, with speaker attribution on or off, and they still concatenate to the
- * item's transcript (no word sent twice).
+ * item's transcript (no word sent twice) — from the streaming decoder, and where it cannot run, by decoding again.
  */
 let svc: RunningService
+/** The same service without a streaming decoder (a machine without libpocketsphinx-dev). */
+let redecoding: RunningService
+const redecodingRecognizer = createPocketSphinxRecognizer({ streaming: false })
 let speech: Int16Array
+
+/** Streaming decoders this test process started (native/ps-stream.c). */
+const streamDecoders = () =>
+  execFileSync('ps', ['-o', 'args', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('ps-stream-'))
 
 beforeAll(async () => {
   svc = await startSpeechService()
+  redecoding = await startSpeechService({ recognizer: redecodingRecognizer })
   speech = await spokenPcm(
     svc.service.synthesizer,
     'The weather is sunny today and we will walk to the station. After that we can have lunch by the river, and then we will take the train back home before it gets dark.',
   )
 }, 60_000)
 afterAll(async () => {
-  await svc?.close()
+  await Promise.all([svc?.close(), redecoding?.close()])
+  await redecodingRecognizer.close()
 })
 
 const ofType = (type: string) => (m: Record<string, unknown>) => m.type === type
@@ -40,12 +53,14 @@ async function stream(client: WsTestClient, pcm: Int16Array, everyMs: number) {
 
 describe('live words', () => {
   it.each([
-    ['without diarization', false],
-    ['with diarization', true],
+    ['streaming, without diarization', false, true],
+    ['streaming, with diarization', true, true],
+    ['decoding again, without diarization', false, false],
   ])(
     'sends words of a turn before its speech stops, concatenating to the transcript (%s)',
-    async (_, diarize) => {
-      const client = await connectWs(`${svc.baseUrl.replace('http', 'ws')}/v1/realtime`, svc.apiKey)
+    async (_, diarize, streaming) => {
+      const service = streaming ? svc : redecoding
+      const client = await connectWs(`${service.baseUrl.replace('http', 'ws')}/v1/realtime`, service.apiKey)
       if (!('socket' in client)) throw new Error('refused')
       try {
         await client.next(ofType('session.created'))
@@ -94,9 +109,12 @@ describe('live words', () => {
           expect(speakers.item_id).toBe(item)
           expect(speakers.text).toBe(completed.transcript)
         }
+        expect(streamDecoders()).toHaveLength(streaming ? 1 : 0)
       } finally {
         client.socket.close()
       }
+      // The session's decoder ends with it.
+      await vi.waitFor(() => expect(streamDecoders()).toEqual([]), { timeout: 10_000 })
     },
     120_000,
   )

@@ -12,6 +12,7 @@ import {
   type RecognizedWord,
   type Recognizer,
   RecognizerUnavailableError,
+  type StreamingTranscriber,
   type Transcription,
   type WarmTranscriber,
 } from '../../engine/recognition/index.ts'
@@ -78,14 +79,17 @@ export const MAX_TURN_SAMPLES = 60 * ENGINE_RATE
 /** Without turn detection, at most this much audio may wait for a commit. */
 export const MAX_MANUAL_BUFFER_SAMPLES = 10 * 60 * ENGINE_RATE
 /**
- * Live words while a turn goes on (docs/transcription.md "Live words"): the speech not yet sent is decoded again every
- * `LIVE_STEP` of new audio, from `LIVE_CONTEXT` before the end of the last word sent, so that the decoder starts
- * inside the sentence (language-model history, a cepstral mean over more than a word) rather than cold; a word is sent
- * once two decodes in a row agree on it and on every word before it (the "local agreement" rule of streaming
- * recognizers), or once `LIVE_SETTLED` of audio after it has been decoded. A decode already queued or running is never
- * doubled, so a slow machine decodes less often.
+ * Live words while a turn goes on (docs/transcription.md "Live words"): every `LIVE_STEP` of new audio the session
+ * asks the streaming decoder, which has heard the turn from its start, for its best words so far; where the recognizer
+ * has no streaming decoder, the speech not yet sent is decoded again instead, from `LIVE_CONTEXT` before the end of the
+ * last word sent, so that the decoder starts inside the sentence (language-model history, a cepstral mean over more
+ * than a word) rather than cold. Either way a word is sent once two answers in a row agree on it and on every word
+ * before it (the "local agreement" rule of streaming recognizers), or once `LIVE_SETTLED` of audio after it has been
+ * decoded. A decode already queued or running is never doubled, so a slow machine decodes less often.
  */
 const LIVE_STEP_SAMPLES = 0.5 * ENGINE_RATE
+/** Asking the streaming decoder costs a backtrace, not a decode: it is asked twice as often. */
+const STREAM_STEP_SAMPLES = 0.25 * ENGINE_RATE
 /** Every live decode pays for its context (~0.23 s per second of audio): 1.5 s measured 0.45 s slower words, no better. */
 const LIVE_CONTEXT_SAMPLES = 0.75 * ENGINE_RATE
 /** A word with this much audio decoded after it is sent even when the decodes disagree (live-words.ts). */
@@ -114,6 +118,8 @@ interface LiveWords {
   busy: boolean
   /** A decode failed: no more live words; the turn's end decodes everything from `sentUpTo`. */
   failed: boolean
+  /** Session sample up to which the turn's audio went to the streaming decoder; null: the turn is decoded again instead. */
+  streamedUpTo: number | null
 }
 
 interface Turn {
@@ -151,6 +157,8 @@ export class SttSession {
   private readonly live = new Map<string, LiveWords>()
   /** The session's warm decoder, opened at its first audio (undefined: not yet; null: the recognizer has none). */
   private warm: WarmTranscriber | null | undefined
+  /** The session's streaming decoder, opened at its first audio (undefined: not yet; null: none, or it failed). */
+  private stream: StreamingTranscriber | null | undefined
   private previousItemId: string | null = null
   /** Tracker speaker number → label number, in order of first appearance in the session's events. */
   private readonly labels = new Map<number, number>()
@@ -204,6 +212,7 @@ export class SttSession {
     this.closed = true
     this.abort.abort()
     void this.warm?.close()
+    void this.stream?.close()
     this.input?.close()
     this.tracker?.close?.()
   }
@@ -335,8 +344,9 @@ export class SttSession {
   /** New 16 kHz audio: buffered, and passed through the turn detector when there is one. */
   private async feed(samples: Float32Array) {
     if (samples.length === 0) return
-    // The warm decoder loads its models from the first audio on, before speech is detected in it.
+    // The decoders load their models from the first audio on, before speech is detected in it.
     this.openWarm()
+    this.openStream()
     this.buffer.push(samples)
     if (!this.vad) return
     const events = await this.vad.push(samples)
@@ -349,14 +359,16 @@ export class SttSession {
   }
 
   /**
-   * Live words: while a turn goes on, its speech not yet sent is decoded again every `LIVE_STEP` of new audio and the
-   * words two decodes agree on are sent as deltas of the turn's item at once; the turn's end decodes only the rest.
-   * Decodes queue with the committed items, so events stay in order.
+   * Live words: while a turn goes on, its audio goes to the streaming decoder as it arrives (or, without one, its
+   * speech not yet sent is decoded again), every step the words two answers agree on are sent as deltas of the turn's
+   * item at once, and the turn's end decodes only the rest. Decodes queue with the committed items, so events stay in
+   * order.
    */
   private recognizeLive() {
     const speech = this.speech
     if (!speech) return
     let live = this.live.get(speech.itemId)
+    const stream = this.openStream()
     if (!live) {
       live = {
         sentUpTo: speech.start,
@@ -365,36 +377,64 @@ export class SttSession {
         decodedAt: speech.start,
         busy: false,
         failed: false,
+        streamedUpTo: stream ? speech.start : null,
       }
       this.live.set(speech.itemId, live)
+      stream?.restart()
     }
-    if (live.busy || live.failed || this.clock - live.decodedAt < LIVE_STEP_SAMPLES) return
-    const from = Math.max(speech.start, live.sentUpTo - LIVE_CONTEXT_SAMPLES)
-    const audio = this.buffer.peek(from, this.clock)
+    if (stream && live.streamedUpTo !== null) {
+      stream.push(this.buffer.peek(live.streamedUpTo, this.clock))
+      live.streamedUpTo = this.clock
+    }
+    const step = live.streamedUpTo === null ? LIVE_STEP_SAMPLES : STREAM_STEP_SAMPLES
+    if (live.busy || live.failed || this.clock - live.decodedAt < step) return
     live.busy = true
     live.decodedAt = this.clock
     const itemId = speech.itemId
-    this.turns = this.turns.then(() => this.decodeLive(itemId, live, audio, from))
+    const turnStart = speech.start
+    const upTo = this.clock
+    let heard: () => Promise<RecognizedWord[]>
+    if (stream && live.streamedUpTo !== null) {
+      heard = async () => wordsAfter(await stream.hypothesis(), turnStart, live.sentUpTo)
+    } else {
+      const from = Math.max(turnStart, live.sentUpTo - LIVE_CONTEXT_SAMPLES)
+      const audio = this.buffer.peek(from, upTo)
+      heard = async () => wordsAfter(await this.decode(audio), from, live.sentUpTo)
+    }
+    this.turns = this.turns.then(() => this.decodeLive(itemId, live, heard, upTo))
   }
 
-  private async decodeLive(itemId: string, live: LiveWords, audio: Float32Array, from: number) {
+  /** One step of live words: `heard` gives the words after those sent, decoded from audio up to session sample `upTo`. */
+  private async decodeLive(
+    itemId: string,
+    live: LiveWords,
+    heard: () => Promise<RecognizedWord[]>,
+    upTo: number,
+  ) {
     // A turn that has ended meanwhile is left to its end's decode, which knows where its item stops.
     const current = () => !this.closed && this.speech?.itemId === itemId && this.live.get(itemId) === live
     try {
       if (!current()) return
-      const heard = wordsAfter(await this.decode(audio), from, live.sentUpTo)
+      const words = await heard()
       if (!current()) return
-      const settled = (from + audio.length - LIVE_SETTLED_SAMPLES) / ENGINE_RATE
-      const stable = confirmed(live.pending, heard, settled)
-      live.pending = heard.slice(stable.length)
+      const settled = (upTo - LIVE_SETTLED_SAMPLES) / ENGINE_RATE
+      const stable = confirmed(live.pending, words, settled)
+      live.pending = words.slice(stable.length)
       this.sendWords(itemId, live.words, stable)
       const last = stable.at(-1)
       if (last) live.sentUpTo = Math.round(last.end * ENGINE_RATE)
     } catch (err) {
       if (this.closed) return
-      // The turn's end decodes this audio again and reports a failure there, if it fails again.
       this.deps.onError?.(err, 'realtime live recognition')
-      live.failed = true
+      if (live.streamedUpTo !== null) {
+        // The streaming decoder failed: this turn and the next are decoded again instead.
+        live.streamedUpTo = null
+        void this.stream?.close()
+        this.stream = null
+      } else {
+        // The turn's end decodes this audio again and reports a failure there, if it fails again.
+        live.failed = true
+      }
     } finally {
       live.busy = false
     }
@@ -411,6 +451,11 @@ export class SttSession {
       delta: sent.length === 0 ? text : ` ${text}`,
     })
     sent.push(...words)
+  }
+
+  private openStream(): StreamingTranscriber | null {
+    if (this.stream === undefined && !this.closed) this.stream = this.deps.recognizer.stream?.() ?? null
+    return this.stream ?? null
   }
 
   private openWarm(): WarmTranscriber | null {
