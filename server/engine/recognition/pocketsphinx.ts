@@ -57,6 +57,12 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
   const threshold = opts.phraseThreshold ?? DEFAULT_PHRASE_THRESHOLD
   const lifetime = new AbortController()
   const inFlight = new Set<Promise<unknown>>()
+  /** Open decoding's model and settings, the same for every decoder (batch, warm and streaming). */
+  const openArgs = [
+    ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
+    ...COMMON_ARGS,
+    ...SEARCH_ARGS,
+  ]
   const streaming = opts.streaming ?? process.env.POCKETSPHINX_STREAMING !== 'off'
   /** The streaming decoder could not be built: no caller is offered one again. */
   let unbuildable = false
@@ -90,12 +96,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
             tmpRoot,
             audio,
             utterances,
-            args: [
-              ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
-              ...COMMON_ARGS,
-              ...SEARCH_ARGS,
-              ...['-ctm', '{dir}/words.ctm'],
-            ],
+            args: [...openArgs, '-ctm', '{dir}/words.ctm'],
             output: 'words.ctm',
             signal,
           }),
@@ -156,11 +157,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
       openWarmDecoder({
         binary: install.binary,
         tmpRoot,
-        args: [
-          ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
-          ...COMMON_ARGS,
-          ...SEARCH_ARGS,
-        ],
+        args: openArgs,
         ready: () => assertInstalled(install),
       }),
     stream: () => {
@@ -171,11 +168,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
       })
       return openStreamDecoder({
         binary,
-        args: [
-          ...['-hmm', install.acousticModel, '-lm', install.languageModel, '-dict', install.dictionary],
-          ...COMMON_ARGS,
-          ...SEARCH_ARGS,
-        ],
+        args: openArgs,
         ready: () => assertInstalled(install),
       })
     },
