@@ -57,21 +57,32 @@ export async function runBatch(run: BatchRun): Promise<string> {
  */
 const DITHER_LSB = 4
 
+/**
+ * A converter of float samples to 16-bit PCM, dithered and clipped, for one recording: its noise goes on from one
+ * block to the next, and starts from the same seed for every recording.
+ */
+export function pcm16Ditherer(): (block: Float32Array) => Int16Array {
+  let seed = 1
+  return (block) => {
+    const pcm = new Int16Array(block.length)
+    for (let i = 0; i < block.length; i++) {
+      // A 32-bit linear congruential generator: plenty for noise, and no allocation per sample.
+      seed = (Math.imul(seed, 1664525) + 1013904223) | 0
+      const noise = (seed / 2 ** 31) * DITHER_LSB
+      pcm[i] = Math.max(-32768, Math.min(32767, Math.round((block[i] as number) * 32767 + noise)))
+    }
+    return pcm
+  }
+}
+
 /** Little-endian 16-bit PCM, dithered and clipped; written block by block. */
 export async function writePcm16(path: string, audio: Float32Array, signal?: AbortSignal): Promise<void> {
   const file = await open(path, 'w')
-  let seed = 1
+  const toPcm16 = pcm16Ditherer()
   try {
     for (let start = 0; start < audio.length; start += WRITE_BLOCK_SAMPLES) {
       signal?.throwIfAborted()
-      const block = audio.subarray(start, start + WRITE_BLOCK_SAMPLES)
-      const pcm = new Int16Array(block.length)
-      for (let i = 0; i < block.length; i++) {
-        // A 32-bit linear congruential generator: plenty for noise, and no allocation per sample.
-        seed = (Math.imul(seed, 1664525) + 1013904223) | 0
-        const noise = (seed / 2 ** 31) * DITHER_LSB
-        pcm[i] = Math.max(-32768, Math.min(32767, Math.round((block[i] as number) * 32767 + noise)))
-      }
+      const pcm = toPcm16(audio.subarray(start, start + WRITE_BLOCK_SAMPLES))
       await file.write(new Uint8Array(pcm.buffer))
     }
   } finally {

@@ -12,7 +12,7 @@ import { buildPhraseGrammar, lookUpPronunciations, wordsToLookUp } from './phras
 import { scorePhrase } from './phrase-score.ts'
 import { phraseWords } from './phrase-words.ts'
 import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription } from './recognizer.ts'
-import { streamDecoderBinary } from './stream-binary.ts'
+import { streamDecoderBinary, streamDecoderUnbuildable } from './stream-binary.ts'
 import { openStreamDecoder } from './stream-decoder.ts'
 import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFrames } from './utterances.ts'
 import { openWarmDecoder } from './warm-decoder.ts'
@@ -64,8 +64,6 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
     ...SEARCH_ARGS,
   ]
   const streaming = opts.streaming ?? process.env.POCKETSPHINX_STREAMING !== 'off'
-  /** The streaming decoder could not be built: no caller is offered one again. */
-  let unbuildable = false
 
   /** Fails closed, checks the install on every call (it may be removed or added while running), tracks the call. */
   const call = <T>(
@@ -161,13 +159,9 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
         ready: () => assertInstalled(install),
       }),
     stream: () => {
-      if (!streaming || unbuildable) return null
-      const binary = streamDecoderBinary()
-      void binary.then((built) => {
-        unbuildable = built === null
-      })
+      if (!streaming || streamDecoderUnbuildable()) return null
       return openStreamDecoder({
-        binary,
+        binary: streamDecoderBinary(),
         args: openArgs,
         ready: () => assertInstalled(install),
       })

@@ -17,12 +17,22 @@ const SOURCE = fileURLToPath(new URL('./native/ps-stream.c', import.meta.url))
 const run = promisify(execFile)
 
 let built: Promise<string | null> | null = null
+/** Set once the build has settled. */
+let result: string | null | undefined
 
 /** The path of the built executable, or null (once, then remembered) when it cannot be built here. */
 export function streamDecoderBinary(): Promise<string | null> {
-  built ??= build().catch(() => null)
+  built ??= build()
+    .catch(() => null)
+    .then((path) => {
+      result = path
+      return path
+    })
   return built
 }
+
+/** Whether a build was tried here and failed (no caller need be offered the decoder again). */
+export const streamDecoderUnbuildable = (): boolean => result === null
 
 async function build(): Promise<string> {
   const { stdout } = await run('pkg-config', ['--cflags', '--libs', 'pocketsphinx'])

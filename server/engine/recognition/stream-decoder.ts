@@ -5,7 +5,9 @@
  * paid again for every second already heard. Records go to the process in call order; answers come back in order.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
+import { pcm16Ditherer } from './batch-decoder.ts'
 import { baseWord, isWord } from './decoder-output.ts'
 import type { RecognizedWord, StreamingTranscriber, Transcription } from './recognizer.ts'
 import { FRAMES_PER_SECOND } from './utterances.ts'
@@ -31,6 +33,8 @@ type Child = ChildProcessByStdio<Writable, Readable, null>
 export function openStreamDecoder(run: StreamDecoderRun): StreamingTranscriber {
   let failure: Error | null = null
   const waiting: Array<{ resolve(t: Transcription): void; reject(err: unknown): void }> = []
+  // Dithered as the batch decoders' input is: digital silence would ruin the cepstral mean.
+  const toPcm16 = pcm16Ditherer()
 
   const fail = (err: Error) => {
     failure ??= err
@@ -49,19 +53,10 @@ export function openStreamDecoder(run: StreamDecoderRun): StreamingTranscriber {
     child.on('close', (code, signal) => fail(new Error(`ps-stream exited (${signal ?? `exit ${code}`})`)))
     // A write after the process has gone fails with EPIPE; `close` reports why.
     child.stdin.on('error', () => undefined)
-    child.stdout.setEncoding('utf8')
-    let pending = ''
     let loaded = false
-    child.stdout.on('data', (text: string) => {
-      const lines = (pending + text).split('\n')
-      pending = lines.pop() ?? ''
-      for (const line of lines) {
-        if (!loaded) {
-          loaded = line === 'ready'
-          continue
-        }
-        waiting.shift()?.resolve(parseHypothesis(line))
-      }
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (loaded) waiting.shift()?.resolve(parseHypothesis(line))
+      else loaded = line === 'ready'
     })
     return child
   }
@@ -88,7 +83,8 @@ export function openStreamDecoder(run: StreamDecoderRun): StreamingTranscriber {
       const records: Buffer[] = []
       for (let at = 0; at < audio.length; at += MAX_RECORD_SAMPLES) {
         const part = audio.subarray(at, at + MAX_RECORD_SAMPLES)
-        records.push(header(part.length), toPcm16(part))
+        const pcm = toPcm16(part)
+        records.push(header(part.length), Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength))
       }
       write(records)
     },
@@ -115,15 +111,6 @@ const header = (n: number) => {
   const record = Buffer.alloc(4)
   record.writeInt32LE(n)
   return record
-}
-
-function toPcm16(audio: Float32Array): Buffer {
-  const out = Buffer.alloc(audio.length * 2)
-  for (let i = 0; i < audio.length; i++) {
-    const s = Math.max(-1, Math.min(1, audio[i] as number))
-    out.writeInt16LE(Math.round(s * 32767), i * 2)
-  }
-  return out
 }
 
 /** `<frames> (<unit> <first frame> <last frame>)*`: the words, in seconds from the utterance's start. */

@@ -11,6 +11,7 @@ import { close as closeFd, constants, open as openFd, write as writeFd } from 'n
 import { mkdtemp, rm } from 'node:fs/promises'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { writePcm16 } from './batch-decoder.ts'
 import { isWord, parseHypseg } from './decoder-output.ts'
@@ -77,19 +78,13 @@ export function openWarmDecoder(run: WarmDecoderRun): WarmTranscriber {
       readable: true,
       writable: false,
     })
-    output.setEncoding('utf8')
-    let pending = ''
-    output.on('data', (text: string) => {
-      const lines = (pending + text).split('\n')
-      pending = lines.pop() ?? ''
-      for (const line of lines) {
-        if (!waiting) continue
-        waiting.lines.push(line)
-        if (waiting.lines.length === waiting.expected) {
-          const done = waiting
-          waiting = null
-          done.resolve(done.lines)
-        }
+    createInterface({ input: output }).on('line', (line) => {
+      if (!waiting) return
+      waiting.lines.push(line)
+      if (waiting.lines.length === waiting.expected) {
+        const done = waiting
+        waiting = null
+        done.resolve(done.lines)
       }
     })
     output.on('error', (err) => fail(err))
