@@ -14,6 +14,8 @@ export async function startBenchStack(opts: { limits?: Partial<SpeechLimits>; st
   const dir = mkdtempSync(join(tmpdir(), 'bench-'))
   const speech = await createSpeechService({ dataDir: dir, limits: opts.limits })
   const speechUrl = await speech.app.listen({ port: 0, host: '127.0.0.1' })
+  // As the entry points do (server/main.ts), so the first requests measured are what a started studio gives.
+  await speech.warmUp()
   const apiKey = (await speech.keys.create({ kind: 'organization', org: 'bench' })).key
   const studioDb = openStudioDb(dir)
   const studio = await createStudio({

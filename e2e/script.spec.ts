@@ -36,6 +36,21 @@ function expectHeardSpeech(stats: Stats) {
 test('markup is highlighted and checked as it is typed, and the line plays through the worklet', async ({
   page,
 }) => {
+  // The player's worklet is loaded on the first gesture on the page, not when Play is pressed (state/playback.ts).
+  // A worklet's module load is no request the page reports, so the calls are counted where they are made.
+  await page.addInitScript(() => {
+    const loads: string[] = []
+    Object.assign(window, { workletLoads: loads })
+    const addModule = AudioWorklet.prototype.addModule
+    AudioWorklet.prototype.addModule = function (url, options) {
+      loads.push(String(url))
+      return addModule.call(this, url, options)
+    }
+  })
+  const playerLoads = () =>
+    page.evaluate(() =>
+      (window as unknown as { workletLoads: string[] }).workletLoads.filter((url) => /pcm-player/.test(url)),
+    )
   await freshScript(page, [
     '[joyful] That is (((wonderful))) news, and we can start tomorrow morning! <laugh>',
     '[happy] This one is not a tag.',
@@ -53,7 +68,9 @@ test('markup is highlighted and checked as it is typed, and the line plays throu
   ).toBeVisible()
   await page.getByLabel('Model', { exact: true }).first().selectOption('svc-tts-2-latest')
 
+  await expect.poll(playerLoads).toHaveLength(1)
   await playLineAndWait(page)
+  expect(await playerLoads()).toHaveLength(1)
   const stats = await playerStats(page)
   expect(stats.state).toBe('ended')
   expect(stats.framesReceived).toBeGreaterThan(2 * 24_000)

@@ -96,6 +96,26 @@ describe('speak', () => {
     expect(n / 24_000).toBeLessThan(15)
   })
 
+  it('asks for only its first segment in the foreground: the rest follows audio the listener has', async () => {
+    const jobs: Array<{ text: string; background: boolean | undefined }> = []
+    const recording: Synthesizer = {
+      ...synth,
+      sampleRate: synth.sampleRate,
+      synthesize: (job) => {
+        jobs.push({ text: job.text, background: job.background })
+        return synth.synthesize(job)
+      },
+    }
+    await seconds(speak(recording, { ...base, text: 'First things first. Then the rest. And the end.' }))
+    expect(jobs.map((j) => j.background)).toEqual([false, true, true])
+    // Within a marked-up segment too: after the first part is heard, the next parts follow it.
+    jobs.length = 0
+    await seconds(speak(recording, { ...base, text: '[whispering] Quietly now. <laugh> [shouting] Loud!' }))
+    expect(jobs[0]?.background).toBe(false)
+    expect(jobs.length).toBeGreaterThan(1)
+    expect(jobs.slice(1).every((j) => j.background)).toBe(true)
+  })
+
   it('starts the stream at its first sound: eSpeak’s lead-in silence is not sent', async () => {
     const firstSound = async (audio: AsyncIterable<Int16Array>) => {
       const all: number[] = []

@@ -51,7 +51,8 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
     let left = Math.floor((tokens / AUDIO_TOKENS_PER_SECOND) * OUTPUT_SAMPLE_RATE)
     const controller = new AbortController()
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal
-    const job = { voice, speed: req.speed, signal }
+    // Only the first segment keeps a listener waiting; the rest is made while the first plays.
+    const job = { voice, speed: req.speed, background: !first, signal }
     let audio: AsyncIterable<Int16Array>
     if (req.decoding) {
       const shaper = new ProsodyShaper({

@@ -29,6 +29,11 @@ export interface SynthesisJob {
   voice: VoiceParams
   /** Multiplier on the voice's rate (0.25–4.0 in the API). */
   speed: number
+  /**
+   * Audio that follows what a listener already has (a request's later segments): it may give way to a job whose
+   * request is still waiting for its first audio. A synthesizer may ignore it.
+   */
+  background?: boolean
   signal?: AbortSignal
 }
 
@@ -36,6 +41,8 @@ export interface SynthesizerStats {
   workers: number
   busy: number
   queued: number
+  /** Of them, the lower-priority workers for background jobs, where a synthesizer has such (espeak/pool.ts). */
+  background?: { workers: number; busy: number }
 }
 
 export interface Synthesizer {

@@ -42,6 +42,7 @@ import { openSpeechStorage, pingDatabase } from './store/db.ts'
 import { KeyStore } from './store/keys.ts'
 import { VoiceStore } from './store/voices.ts'
 import { VoiceService } from './voices/voice-service.ts'
+import { warmUpSpeech } from './warm-up.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
@@ -138,6 +139,11 @@ export interface SpeechService {
   /** Transcription uploads and realtime sessions, combined (contract 8). */
   asrSlots: SlotPool
   sttSessions: Set<SttSession>
+  /**
+   * Runs the synthesis pipeline on a few short lines so the first requests are as fast as later ones (warm-up.ts).
+   * The entry points call it once after listening; resolves when done, or at once when the service closes.
+   */
+  warmUp(): Promise<void>
   close(): Promise<void>
 }
 
@@ -279,7 +285,9 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   })
   clientSecretRoutes(app, { keys, secrets, diarizationEnabled })
   callRoutes(app, { keys, secrets, asrSlots })
+  const closing = new AbortController()
   app.addHook('onClose', async () => {
+    closing.abort()
     for (const session of sttSessions) session.dispose()
     await jobs.close()
     if (!opts.synthesizer) await synthesizer.close()
@@ -287,5 +295,15 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     await storage.close()
     await pools.close()
   })
-  return { app, keys, voices, synthesizer, ttsSlots, asrSlots, sttSessions, close: () => app.close() }
+  return {
+    app,
+    keys,
+    voices,
+    synthesizer,
+    ttsSlots,
+    asrSlots,
+    sttSessions,
+    warmUp: () => warmUpSpeech(synthesizer, voices, closing.signal),
+    close: () => app.close(),
+  }
 }

@@ -19,6 +19,8 @@ const service = await createSpeechService({
   sharedLimits: sharedLimitsFromEnv(),
 })
 await service.app.listen({ port, host })
+// In the background: requests are served meanwhile, the first ones just as fast as later ones once it is done.
+void service.warmUp()
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

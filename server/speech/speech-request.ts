@@ -14,7 +14,9 @@ import {
   type SpeechRequest,
   speechRequestSchema,
 } from '../../schema/index.ts'
+import type { SpeakRequest } from '../engine/index.ts'
 import { type ApiError, badRequest, invalidField } from './errors.ts'
+import type { SpeakingVoice } from './voices/speaking-voice.ts'
 
 /** A speech request after validation, with every default of contract 2.1 and 2.8 applied. */
 export interface ResolvedSpeechRequest {
@@ -117,5 +119,26 @@ export function resolveVoice(model: ModelId, voice: SpeechRequest['voice']): Res
     reference: voice.reference_audio,
     transcript: voice.reference_transcript,
     consent: voice.consent,
+  }
+}
+
+/** What the engine is asked to speak for a request, in a voice resolved for it. */
+export function speakRequestFor(
+  req: ResolvedSpeechRequest,
+  voice: SpeakingVoice,
+  signal?: AbortSignal,
+): SpeakRequest {
+  const secondGen = isSecondGen(req.model)
+  return {
+    text: req.input,
+    voice: voice.params,
+    language: voice.language,
+    speed: req.speed,
+    markup: secondGen,
+    model: req.model,
+    // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
+    maxNewTokens: secondGen ? req.decoding.max_new_tokens : null,
+    decoding: secondGen ? req.decoding : undefined,
+    signal,
   }
 }

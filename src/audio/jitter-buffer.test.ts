@@ -179,6 +179,25 @@ describe('JitterBuffer at the edges of an underrun', () => {
       expect(jb.counters.underruns).toBe(0)
     })
 
+    it('starts on the first chunk when that chunk alone shows production far ahead (the service answering)', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      // 100 ms of audio 11 quanta (29 ms) after the request: more than twice the wait, 3.4× real time.
+      const playedAt = feed(jb, 2400, 100, 20, 11)
+      expect(playedAt).toBe(11)
+    })
+
+    it('does not start on a first chunk shorter than twice the wait for it', () => {
+      const jb = buffer()
+      jb.start(200, 40)
+      // 100 ms of audio after 60 ms (23 quanta): it would need 120 ms in the ring to ride out another such wait.
+      expect(feed(jb, 2400, 1000, 30, 23)).toBeNull()
+      // The next 100 ms, 10 ms later, makes 200 ms: the full target.
+      jb.push(tone(2400))
+      jb.render(quantum())
+      expect(jb.counters.state).toBe('playing')
+    })
+
     it('waits for the full target when audio arrives at the pace it plays', () => {
       const jb = buffer()
       jb.start(200, 40)

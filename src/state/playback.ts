@@ -1,3 +1,4 @@
+import { useEffect } from 'react'
 import { create } from 'zustand'
 import { hasMarkup, type SpeechRequest } from '../../schema/index.ts'
 import { IncompleteStreamError, SPEECH_MARKS, streamSpeech } from '../api/speech.ts'
@@ -57,6 +58,37 @@ interface PlaybackState {
 let player: Promise<PcmPlayer> | null = null
 let current: AbortController | null = null
 
+/**
+ * Creates the shared player (its AudioContext and worklet module) ahead of the first Play, so that Play waits for
+ * neither: loading the worklet took the first play's wait for audio from about 50 ms to 300 ms (bench:studio).
+ * A player that cannot be made is forgotten, and the next Play tries again and reports why.
+ */
+export function preparePlayer(): Promise<PcmPlayer> {
+  if (!player) {
+    const made = PcmPlayer.create()
+    player = made
+    made.catch(() => {
+      if (player === made) player = null
+    })
+  }
+  return player
+}
+
+/**
+ * Prepares the player on the user's first gesture on the page (a click, a key), well before Play is pressed: a
+ * context made before any gesture would start suspended, with the autoplay policy's warning in the console.
+ */
+export function usePlayerReadyBeforePlay() {
+  useEffect(() => {
+    const prepare = () => void preparePlayer().catch(() => undefined)
+    const events = ['pointerdown', 'keydown'] as const
+    for (const type of events) document.addEventListener(type, prepare, { once: true, capture: true })
+    return () => {
+      for (const type of events) document.removeEventListener(type, prepare, { capture: true })
+    }
+  }, [])
+}
+
 export const usePlayback = create<PlaybackState>((set, get) => ({
   status: 'idle',
   stats: null,
@@ -79,8 +111,7 @@ export const usePlayback = create<PlaybackState>((set, get) => ({
       performance.clearMarks(name)
     performance.mark(PLAY_MARKS.click, { startTime: clickedAt })
     await get().stop()
-    player ??= PcmPlayer.create()
-    const p = await player
+    const p = await preparePlayer()
     const controller = new AbortController()
     current = controller
     p.start({ prebufferMs, earliestMs: Math.min(prebufferMs, EARLIEST_START_MS) })

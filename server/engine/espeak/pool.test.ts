@@ -91,3 +91,44 @@ describe('eSpeak synthesizer pool', () => {
     await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
   })
 })
+
+describe('foreground and background workers', () => {
+  /** Starts a long job and holds it after its first chunk, so its worker stays busy until `release`. */
+  async function hold(background: boolean) {
+    const iterator = synth
+      .synthesize({ text: 'Keep talking. '.repeat(200), voice, speed: 1, background })
+      [Symbol.asyncIterator]()
+    await iterator.next()
+    return { release: () => iterator.return?.() }
+  }
+
+  it('gives a later segment a background worker and a first one a foreground worker, each preferring its own', async () => {
+    // Two workers: one of each.
+    expect(synth.stats.background).toEqual({ workers: 1, busy: 0 })
+    const later = await hold(true)
+    expect(synth.stats).toMatchObject({ busy: 1, background: { busy: 1 } })
+    const first = await hold(false)
+    expect(synth.stats).toMatchObject({ busy: 2, background: { busy: 1 } })
+    await later.release()
+    await first.release()
+    await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
+
+    // A role is a preference, never a wait: with the foreground worker busy a first segment takes the other one.
+    const a = await hold(false)
+    const b = await hold(false)
+    expect(synth.stats).toMatchObject({ busy: 2, background: { busy: 1 } })
+    await a.release()
+    await b.release()
+    await expect.poll(() => synth.stats.busy, { timeout: 10_000 }).toBe(0)
+  })
+
+  it.runIf(process.platform === 'linux')('runs the background workers at a lower priority', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs')
+    const nice = readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+    })
+    // This file's pool has one background worker; the process itself runs at its own priority.
+    expect(nice.filter((n) => n === 10)).toHaveLength(1)
+  })
+})

@@ -13,10 +13,10 @@ const WORKER_URL = new URL('./worker.ts', import.meta.url).href
  * Node cannot start a worker from a .ts file by itself; the bootstrap registers tsx's loader first. Built bundles
  * would point at a .js worker instead and skip it.
  */
-function spawnWorker(): Worker {
+function spawnWorker(background: boolean): Worker {
   return new Worker(
     `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL)}) })`,
-    { eval: true, name: 'espeak' },
+    { eval: true, name: background ? 'espeak-background' : 'espeak', workerData: { background } },
   )
 }
 
@@ -26,12 +26,17 @@ type Listener = (event: ThreadEvent) => void
 
 /** One worker thread and the job it is running, if any. */
 class EspeakThread {
-  readonly worker = spawnWorker()
+  readonly worker: Worker
   readonly ready: Promise<void>
   private listener: Listener | null = null
   private failure: Error | null = null
 
-  constructor(private readonly onExit: (thread: EspeakThread) => void) {
+  constructor(
+    /** Runs at a lower priority, for audio that follows what a listener has (SynthesisJob.background). */
+    readonly background: boolean,
+    private readonly onExit: (thread: EspeakThread) => void,
+  ) {
+    this.worker = spawnWorker(background)
     this.ready = new Promise((resolve, reject) => {
       this.worker.once('error', reject)
       this.worker.once('message', (m: WorkerMessage) =>
@@ -64,23 +69,29 @@ export interface EspeakSynthesizerOptions {
    * worker once the credit window is full, so the pool is sized for concurrent streams, not for cores.
    */
   workers?: number
+  /**
+   * How many of them run at a lower priority (default half): a request's later segments go to them first, so on a
+   * busy machine a request still waiting for its first audio gets the CPU before streams that are already playing.
+   */
+  backgroundWorkers?: number
 }
 
 /** A pool of long-lived eSpeak NG instances with a FIFO job queue. */
 export async function createEspeakSynthesizer(opts: EspeakSynthesizerOptions = {}): Promise<Synthesizer> {
   const size = opts.workers ?? 4
+  const backgroundSize = Math.min(size - 1, opts.backgroundWorkers ?? Math.floor(size / 2))
   const all = new Set<EspeakThread>()
   const idle: EspeakThread[] = []
   const waiting: Array<(thread: EspeakThread) => void> = []
   let closed = false
 
-  const add = () => {
-    const thread = new EspeakThread((gone) => {
+  const add = (background: boolean) => {
+    const thread = new EspeakThread(background, (gone) => {
       all.delete(gone)
       const i = idle.indexOf(gone)
       if (i >= 0) idle.splice(i, 1)
-      // A crashed worker is replaced so the pool keeps its size.
-      if (!closed) add()
+      // A crashed worker is replaced by one of its kind, so the pool keeps its size and its mix.
+      if (!closed) add(gone.background)
     })
     all.add(thread)
     thread.ready.then(
@@ -97,18 +108,21 @@ export async function createEspeakSynthesizer(opts: EspeakSynthesizerOptions = {
     else idle.push(thread)
   }
 
-  const take = (): Promise<EspeakThread> => {
-    const thread = idle.pop()
+  /** An idle worker of the job's kind if there is one, else any idle worker: a role is a preference, never a wait. */
+  const take = (background: boolean): Promise<EspeakThread> => {
+    let i = idle.findLastIndex((t) => t.background === background)
+    if (i < 0) i = idle.length - 1
+    const [thread] = i >= 0 ? idle.splice(i, 1) : []
     if (thread) return Promise.resolve(thread)
     return new Promise((resolve) => waiting.push(resolve))
   }
 
-  await Promise.all(Array.from({ length: size }, add))
+  await Promise.all(Array.from({ length: size }, (_, i) => add(i < backgroundSize)))
 
   async function* synthesize(job: SynthesisJob): AsyncGenerator<Int16Array> {
     if (closed) throw new Error('The synthesizer is closed.')
     job.signal?.throwIfAborted()
-    const thread = await take()
+    const thread = await take(job.background ?? false)
     if (job.signal?.aborted) {
       giveBack(thread)
       return
@@ -176,7 +190,16 @@ export async function createEspeakSynthesizer(opts: EspeakSynthesizerOptions = {
     sampleRate: OUTPUT_SAMPLE_RATE,
     synthesize,
     get stats(): SynthesizerStats {
-      return { workers: all.size, busy: all.size - idle.length, queued: waiting.length }
+      const backgroundThreads = [...all].filter((t) => t.background)
+      return {
+        workers: all.size,
+        busy: all.size - idle.length,
+        queued: waiting.length,
+        background: {
+          workers: backgroundThreads.length,
+          busy: backgroundThreads.filter((t) => !idle.includes(t)).length,
+        },
+      }
     },
     async close() {
       closed = true

@@ -2,7 +2,9 @@
  * One eSpeak NG WebAssembly instance in its own thread. eSpeak's synthesize() is synchronous, so it cannot share the
  * server's event loop; here it runs to completion per job while chunks stream back over postMessage.
  */
-import { parentPort } from 'node:worker_threads'
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
+import { parentPort, workerData } from 'node:worker_threads'
 import init from '@echogarden/espeak-ng-emscripten'
 import { concatPcm } from '../pcm.ts'
 import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
@@ -13,6 +15,24 @@ import { escapeForSsml, espeakRate } from './text.ts'
 
 const port = parentPort
 if (!port) throw new Error('The eSpeak worker must run in a worker thread.')
+
+/** How much a background thread gives way (a nice value: CPU share about 1/10 of a normal thread's under contention). */
+const BACKGROUND_NICE = 10
+
+/**
+ * A background worker (pool.ts) lowers its own thread's priority: on Linux a thread id given to setpriority() names
+ * that thread alone, and this thread's id is the last part of /proc/thread-self. Raising it back would need a
+ * privilege, which is why a worker keeps its role for life. Elsewhere, or if refused, the thread keeps the process's.
+ */
+function lowerThisThread(nice: number) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice)
+  } catch {
+    // Not Linux, or not allowed: the worker simply runs at the process's priority.
+  }
+}
+if ((workerData as { background?: boolean } | null)?.background) lowerThisThread(BACKGROUND_NICE)
 
 const espeak = await init()
 const engine = new espeak.eSpeakNGWorker()

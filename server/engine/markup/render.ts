@@ -6,6 +6,8 @@ import { synthesizeSound } from './sounds.ts'
 export interface RenderJob {
   voice: VoiceParams
   speed: number
+  /** As the synthesizer's job (synthesizer.ts): audio that follows what the listener has. */
+  background?: boolean
   signal?: AbortSignal
 }
 
@@ -26,18 +28,22 @@ export async function* renderPlan(
   synth: Synthesizer,
   job: RenderJob,
 ): AsyncGenerator<Int16Array> {
+  // Once a part has been heard, the parts after it follow audio the listener already has.
+  let background = job.background ?? false
   for (const part of parts) {
     if (job.signal?.aborted) return
     if (part.kind === 'sound') {
       yield synthesizeSound(part.sound, { pitchHz: soundPitchHz(job.voice), sampleRate: OUTPUT_SAMPLE_RATE })
-      continue
+    } else {
+      yield* synth.synthesize({
+        text: part.ssml,
+        ssml: true,
+        voice: job.voice,
+        speed: job.speed,
+        background,
+        signal: job.signal,
+      })
     }
-    yield* synth.synthesize({
-      text: part.ssml,
-      ssml: true,
-      voice: job.voice,
-      speed: job.speed,
-      signal: job.signal,
-    })
+    background = true
   }
 }

@@ -32,7 +32,7 @@ import {
 import { type RequestLease, requestLease } from '../lease.ts'
 import { readForm } from '../multipart-form.ts'
 import type { Slot, SlotPool } from '../slots.ts'
-import { type ResolvedSpeechRequest, resolveSpeechRequest } from '../speech-request.ts'
+import { type ResolvedSpeechRequest, resolveSpeechRequest, speakRequestFor } from '../speech-request.ts'
 import type { ContinuationStore } from '../store/continuations.ts'
 import type { KeyStore } from '../store/keys.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
@@ -170,18 +170,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
 
     let samples = 0
     const pcm = (async function* () {
-      for await (const chunk of speak(synthesizer, {
-        text: req.input,
-        voice: voice.params,
-        language: voice.language,
-        speed: req.speed,
-        markup: isSecondGen(req.model),
-        model: req.model,
-        // Decoding fields are accepted and ignored by the 0.8 models (2.1 rule 4).
-        maxNewTokens: isSecondGen(req.model) ? req.decoding.max_new_tokens : null,
-        decoding: isSecondGen(req.model) ? req.decoding : undefined,
-        signal,
-      })) {
+      for await (const chunk of speak(synthesizer, speakRequestFor(req, voice, signal))) {
         samples += chunk.length
         yield chunk
       }

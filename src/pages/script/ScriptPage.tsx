@@ -1,18 +1,18 @@
 import { useQuery } from '@tanstack/react-query'
-import { useEffect, useMemo, useState } from 'react'
+import { memo, useEffect, useMemo, useState } from 'react'
 import { builtinVoiceLanguage, type ResponseFormat, SECOND_GEN_MODEL } from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
 import { scriptListQuery } from '../../api/scripts.ts'
 import { scriptTakesQuery } from '../../api/takes.ts'
 import { voiceCatalogQuery } from '../../api/voices.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
-import { PlaybackStats } from '../../components/PlaybackStats.tsx'
 import { saveBlob } from '../../components/saveBlob.ts'
-import { usePlayback } from '../../state/playback.ts'
+import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
 import { LiveBox } from './LiveBox.tsx'
-import { finalRender, type LinePlan, lineAt, playLines, usePreview } from './preview.ts'
+import { LivePlaybackStats, PlaybackStatusLine, StopButton } from './PlaybackStatus.tsx'
+import { finalRender, type LinePlan, playLines, useLineBeingHeard, usePreview } from './preview.ts'
 import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
-import { ScriptEditor } from './ScriptEditor.tsx'
+import { ScriptEditor, type ScriptEditorProps } from './ScriptEditor.tsx'
 import { LineOverrideForm, SettingsForm } from './SettingsForm.tsx'
 import { scriptText, useScript } from './script-store.ts'
 import { effectiveSettings, isSavedVoice, toSpeechRequest, voiceFor } from './settings.ts'
@@ -20,16 +20,6 @@ import { downloadChosen, FormatSelect, TakeList } from './TakeList.tsx'
 import { loadStoredTakes } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
 import './script.css'
-
-const STATUS_TEXT = {
-  idle: 'Ready.',
-  streaming: 'Generating…',
-  playing: 'Playing…',
-  done: 'Finished.',
-  stopped: 'Stopped.',
-  incomplete: 'The stream broke before it was complete.',
-  error: 'Something went wrong.',
-} as const
 
 const SAVE_TEXT = {
   new: 'Not saved yet',
@@ -61,12 +51,11 @@ function sampleLine(voice: string): string {
 
 export function ScriptPage() {
   const script = useScript()
-  // The page follows the playback's status only: the player's counters change every 50 ms while a line plays, and
-  // re-rendering the whole page for each took the renderer's CPU from the engine on a two-core machine just as the
-  // line's first audio was being made (bench:studio). The counters are the Playback panel's own subscription.
-  const status = usePlayback((s) => s.status)
-  const playbackFailure = usePlayback((s) => s.failure)
-  const preview = usePreview()
+  // The page does not follow the play: a render of all of it just after Play took the main thread from the answer's
+  // first audio on a two-core machine (bench:studio). What changes during a play subscribes on its own
+  // (PlaybackStatus.tsx, the editor's line being heard, the takes).
+  const rendering = usePreview((s) => s.rendering)
+  const renderNotes = usePreview((s) => s.renderNotes)
   const [caretLineId, setCaretLineId] = useState<string | null>(null)
   const [selection, setSelection] = useState('')
   const [references, setReferences] = useState<Record<string, Reference>>({})
@@ -77,6 +66,7 @@ export function ScriptPage() {
   useEffect(() => {
     void loadLatest()
   }, [loadLatest])
+  usePlayerReadyBeforePlay()
 
   // One sound at a time: replaying a take stops a preview (and a preview pauses the take, in preview.ts).
   useEffect(() => {
@@ -121,8 +111,6 @@ export function ScriptPage() {
   const lineIndex = new Map(script.lines.map((l, i) => [l.id, i]))
   const caretLine = script.lines.find((l) => l.id === caretLineId) ?? script.lines[0]
   const caretNumber = caretLine ? (lineIndex.get(caretLine.id) ?? 0) + 1 : 1
-  const busy = status === 'streaming' || status === 'playing'
-  const activeLineId = usePlayback((s) => (busy ? lineAt(preview.starts, s.stats?.framesPlayed ?? 0) : null))
   // Takes of scripts opened earlier stay in the store; only this script's chosen takes count here.
   const chosenCount = useTakes((s) => s.chosenTakes(script.lines.map((l) => l.id)).length)
   const scriptIsEmpty = script.lines.every((l) => l.text.trim() === '')
@@ -140,9 +128,6 @@ export function ScriptPage() {
     const settings = { ...effectiveSettings(script.settings, caretLine?.override), voice }
     void usePlayback.getState().play(toSpeechRequest(settings, sampleLine(voice)))
   }
-
-  const failure = status === 'error' || status === 'incomplete' ? playbackFailure : null
-  const explained = failure ? explainError(failure) : null
 
   const exportText = () =>
     saveBlob(
@@ -235,11 +220,10 @@ export function ScriptPage() {
       */}
       <div className="script-layout">
         <div className="script-editor-pane">
-          <ScriptEditor
+          <EditorFollowingPlay
             lines={script.lines}
             onChange={script.setLines}
             model={script.settings.model}
-            activeLineId={activeLineId}
             onCaretLine={setCaretLineId}
             onSelectionChange={setSelection}
             onPlayLine={playLine}
@@ -272,34 +256,14 @@ export function ScriptPage() {
             >
               Play script
             </button>
-            <button type="button" onClick={() => void usePlayback.getState().stop()} disabled={!busy}>
-              Stop
-            </button>
+            <StopButton />
             {scriptIsEmpty && (
               <p id="play-script-why" className="hint">
                 Write a line to play the script.
               </p>
             )}
           </fieldset>
-          <div className="playback-status">
-            <p role="status" data-testid="playback-status" className={`status status-${status}`}>
-              {preview.wait && preview.wait.secondsLeft > 0
-                ? `${preview.wait.reason} Trying again in ${preview.wait.secondsLeft} s (attempt ${preview.wait.attempt} of ${preview.wait.maxAttempts}).`
-                : STATUS_TEXT[status]}
-            </p>
-            {explained && (
-              <div role="alert" className="problem">
-                <p>
-                  <strong>{explained.title}</strong> {explained.action}
-                </p>
-                {preview.lastPlans.length > 0 && (
-                  <button type="button" onClick={() => play(preview.lastPlans)}>
-                    Retry as a new take
-                  </button>
-                )}
-              </div>
-            )}
-          </div>
+          <PlaybackStatusLine onRetry={(plans) => play(plans)} />
           <LivePlaybackStats />
         </div>
 
@@ -355,7 +319,7 @@ export function ScriptPage() {
             <div className="buttons">
               <button
                 type="button"
-                disabled={chosenCount === 0 || preview.rendering !== null}
+                disabled={chosenCount === 0 || rendering !== null}
                 onClick={() => {
                   setPanelError(null)
                   finalRender(script.lines.map((l) => l.id)).catch((err) =>
@@ -371,12 +335,12 @@ export function ScriptPage() {
               </button>
             </div>
             <div aria-live="polite">
-              {preview.rendering && (
+              {rendering && (
                 <p>
-                  Rendering {preview.rendering.done} of {preview.rendering.total}…
+                  Rendering {rendering.done} of {rendering.total}…
                 </p>
               )}
-              {preview.renderNotes.map((note) => (
+              {renderNotes.map((note) => (
                 <p key={note} className="hint">
                   {note}
                 </p>
@@ -403,9 +367,11 @@ export function ScriptPage() {
   )
 }
 
-/** The Playback panel, re-rendered with the player's counters on its own. */
-function LivePlaybackStats() {
-  const stats = usePlayback((s) => s.stats)
-  const timeToFirstAudioMs = usePlayback((s) => s.timeToFirstAudioMs)
-  return <PlaybackStats stats={stats} timeToFirstAudioMs={timeToFirstAudioMs} />
+/**
+ * The editor, marking the line being heard: it follows the play on its own, so the page need not, and renders again
+ * only when that line changes (not when a play starts).
+ */
+function EditorFollowingPlay(props: Omit<ScriptEditorProps, 'activeLineId'>) {
+  return <MemoEditor {...props} activeLineId={useLineBeingHeard()} />
 }
+const MemoEditor = memo(ScriptEditor)

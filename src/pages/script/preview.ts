@@ -49,6 +49,14 @@ export function lineAt(starts: PreviewState['starts'], framesPlayed: number): st
   return current
 }
 
+/** The line being heard while a play is under way, else null (the editor marks it). */
+export function useLineBeingHeard(): string | null {
+  const starts = usePreview((s) => s.starts)
+  return usePlayback((s) =>
+    s.status === 'streaming' || s.status === 'playing' ? lineAt(starts, s.stats?.framesPlayed ?? 0) : null,
+  )
+}
+
 function settingsOf(request: SpeechRequest): Omit<SpeechRequest, 'input'> {
   const { input: _input, ...rest } = request
   return rest

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { deleteVoice, SAVED_VOICE_MODEL, type SavedCatalogVoice } from '../../api/voices.ts'
-import { usePlayback } from '../../state/playback.ts'
+import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
 import { describeFailure } from './failures.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
 import { forgetVoice, type Origins, refreshAfterChange, useConsents, useSavedVoices } from './queries.ts'
@@ -26,6 +26,7 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
   const consents = useConsents()
   // Status and error only: the player's counters change every 50 ms while a preview plays (as on the script page).
   const playbackStatus = usePlayback((s) => s.status)
+  usePlayerReadyBeforePlay()
   const playbackError = usePlayback((s) => s.error)
   const [line, setLine] = useState(DEFAULT_LINE)
   /** The voice last previewed, and whether that preview is still running (the player is shared with other pages). */
