@@ -54,12 +54,12 @@ const TAIL_PADDING = new Float32Array(3)
  * only underestimates the rate), and the ring holds the stream's minimum and twice the longest wait seen (the wait
  * for the first chunk included), playing cannot catch up with production short of a stall longer than any seen.
  * Slow or jittery production never qualifies and waits for the full target; so does every restart after an underrun.
- * One chunk may qualify by itself: the service sends its first 100–300 ms in one burst, so waiting for a second
- * arrival measured nothing more, and cost the page's render of the first chunk (about 5 ms, bench:studio) before the
- * second reached the worklet. Twice the wait before the first chunk is what guards it.
+ * It takes two arrivals: one alone says nothing of the rate. A stream paced at real time whose first chunk is ready
+ * at once looks infinitely fast on that chunk, and starting on it underran at every later chunk (bench:jitter: 5
+ * underruns in 5 steady runs, where two arrivals give none).
  */
 const EARLY_RATE = 1.5
-const EARLY_ARRIVALS = 1
+const EARLY_ARRIVALS = 2
 
 /**
  * The target grows with lateness seen. A chunk is played from the moment it arrives whole, so with chunks of C ms a

@@ -85,6 +85,10 @@ function playTimeToFirstAudio(): Promise<number | null> {
  * Streams one line, recording its audio as a new take and feeding `push`; rejects when the stream breaks. The take
  * is saved to the backend after it finishes, off the play path; `timing` is the play's time to first audio when this
  * line started the play.
+ *
+ * Audio goes to `push` the moment it is decoded; the take, which the page renders, is updated once per task with
+ * everything that came in it. Updated per delta, React rendered the new take between the first delta and the next
+ * ones of the same network read, and the player waited for that render before it could start (bench:studio).
  */
 async function streamLine(
   plan: LinePlan,
@@ -95,18 +99,26 @@ async function streamLine(
   const request = toSpeechRequest(plan.settings, plan.text)
   const takes = useTakes.getState()
   let takeId: string | null = null
+  let heard = false
+  const unrecorded: Int16Array[] = []
+  let recordTask: ReturnType<typeof setTimeout> | null = null
+  const record = () => {
+    if (recordTask !== null) clearTimeout(recordTask)
+    recordTask = null
+    if (unrecorded.length === 0) return
+    // A take exists once audio does: a refused request is an error, not an empty take.
+    takeId ??= takes.begin(
+      plan.lineId,
+      plan.text,
+      plan.reference ? { ...settingsOf(request), voice: undefined } : settingsOf(request),
+    )
+    for (const pcm of unrecorded.splice(0)) takes.append(takeId, pcm)
+  }
   const onAudio = (pcm: Int16Array) => {
-    const first = takeId === null
-    if (takeId === null) {
-      // A take exists once audio does: a refused request is an error, not an empty take.
-      takeId = takes.begin(
-        plan.lineId,
-        plan.text,
-        plan.reference ? { ...settingsOf(request), voice: undefined } : settingsOf(request),
-      )
-    }
-    takes.append(takeId, pcm)
-    push(pcm, first)
+    push(pcm, !heard)
+    heard = true
+    unrecorded.push(pcm)
+    recordTask ??= setTimeout(record, 0)
   }
   const attempt = () =>
     plan.reference
@@ -114,8 +126,10 @@ async function streamLine(
       : streamSpeech(request, { signal, onAudio })
   try {
     await withCapacityRetry(attempt, { signal, onWait: (wait) => usePreview.setState({ wait }) })
+    record()
     if (takeId) takes.finish(takeId, 'complete')
   } catch (err) {
+    record()
     if (takeId) takes.finish(takeId, 'incomplete')
     throw err
   } finally {
@@ -137,11 +151,13 @@ export function playLines(plans: LinePlan[], clickedAt = performance.now()): Pro
       const timing = playTimeToFirstAudio()
       for (const [i, plan] of usable.entries()) {
         const push = (pcm: Int16Array, first: boolean) => {
-          if (first)
-            usePreview.setState((s) => ({
-              starts: [...s.starts, { lineId: plan.lineId, frame: sink.framesQueued }],
-            }))
+          const frame = sink.framesQueued
           sink.push(pcm)
+          // After the audio, and in a task of its own (see streamLine): the editor renders the line being heard.
+          if (first)
+            setTimeout(() =>
+              usePreview.setState((s) => ({ starts: [...s.starts, { lineId: plan.lineId, frame }] })),
+            )
         }
         await streamLine(plan, signal, push, i === 0 ? timing : null)
       }
