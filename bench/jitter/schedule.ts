@@ -24,19 +24,22 @@ function jittered(nominal: number[], random: () => number): number[] {
 
 const atRate = (chunks: number, chunkMs: number) => Array.from({ length: chunks }, (_, i) => i * chunkMs)
 
+/** The connection stalls halfway: what is sent meanwhile arrives in one burst when it recovers. */
+function stalled(nominal: number[]): number[] {
+  const stallAt = nominal[Math.floor(nominal.length / 2)] ?? 0
+  return nominal.map((t) => (t >= stallAt && t < stallAt + STALL_MS ? stallAt + STALL_MS : t))
+}
+
 export const SCENARIOS: Scenario[] = [
   { label: 'steady, real time', arrivals: (n, ms) => atRate(n, ms) },
   { label: 'real time, ±100 ms jitter', arrivals: (n, ms, random) => jittered(atRate(n, ms), random) },
-  {
-    // The connection stalls halfway: what is sent meanwhile arrives in one burst when it recovers.
-    label: 'real time, one 300 ms stall',
-    arrivals: (n, ms) => {
-      const stallAt = Math.floor(n / 2) * ms
-      return atRate(n, ms).map((t) => (t >= stallAt && t < stallAt + STALL_MS ? stallAt + STALL_MS : t))
-    },
-  },
+  { label: 'real time, one 300 ms stall', arrivals: (n, ms) => stalled(atRate(n, ms)) },
   {
     label: `${PRODUCTION_SPEED}× real time, ±100 ms`,
     arrivals: (n, ms, random) => jittered(atRate(n, ms / PRODUCTION_SPEED), random),
+  },
+  {
+    label: `${PRODUCTION_SPEED}× real time, 300 ms stall`,
+    arrivals: (n, ms) => stalled(atRate(n, ms / PRODUCTION_SPEED)),
   },
 ]
