@@ -60,8 +60,8 @@ let current: AbortController | null = null
 
 /**
  * Creates the shared player (its AudioContext and worklet module) ahead of the first Play, so that Play waits for
- * neither: loading the worklet took the first play's wait for audio from about 50 ms to 300 ms (bench:studio).
- * A player that cannot be made is forgotten, and the next Play tries again and reports why.
+ * neither: made by the first Play, they were part of its wait for audio. A player that cannot be made is forgotten,
+ * and the next Play tries again and reports why.
  */
 export function preparePlayer(): Promise<PcmPlayer> {
   if (!player) {
