@@ -214,7 +214,12 @@ const loadClient = spawn(process.execPath, ['--input-type=module', '-e', LOAD_CL
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
-await once(loadClient.stdout, 'data') // its first bytes of audio: both streams are under way
+// Its first bytes of audio: the streams are under way. A client that dies first (a refused stream) stops the run.
+const streaming = await Promise.race([
+  once(loadClient.stdout, 'data').then(() => true),
+  once(loadClient, 'exit').then(() => false),
+])
+if (!streaming) throw new Error(`the other streams' client exited (${loadClient.exitCode}) before streaming`)
 const loaded: Play[] = []
 for (let i = 0; i < LOADED_PLAYS; i++) loaded.push(await playLine(page, 1))
 loadClient.kill('SIGTERM')

@@ -67,3 +67,17 @@ export async function* fixedSizePieces(
 export function audioDeltaFrame(piece: Buffer): string {
   return `data: {"type":"speech.audio.delta","audio":"${piece.toString('base64')}"}\n\n`
 }
+
+/**
+ * The `speech.audio.delta` frames of a streamed SSE answer (6.1), without its closing `speech.audio.done`: PCM in
+ * deltas of exactly 4,800 bytes, other formats as their encoder emits them.
+ */
+export async function* audioDeltaFrames(
+  format: ResponseFormat,
+  pcm: AsyncIterable<Int16Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<string> {
+  const encoded = encodeStream(format, pcm, signal)
+  const pieces = format === 'pcm' ? fixedSizePieces(encoded) : encoded
+  for await (const piece of pieces) yield audioDeltaFrame(piece)
+}

@@ -1,6 +1,6 @@
 import { MODELS } from '../../schema/index.ts'
 import { type Synthesizer, speak } from '../engine/index.ts'
-import { audioDeltaFrame, encodeStream, fixedSizePieces } from './audio-out.ts'
+import { audioDeltaFrames } from './audio-out.ts'
 import { resolveSpeechRequest, speakRequestFor } from './speech-request.ts'
 import { speakingVoice } from './voices/speaking-voice.ts'
 import type { VoiceService } from './voices/voice-service.ts'
@@ -33,10 +33,12 @@ export async function warmUpSpeech(
         for (const input of LINES) {
           signal.throwIfAborted()
           const req = resolveSpeechRequest({ model, input, response_format: 'pcm', stream_format: 'sse' })
-          if (req.voice.kind === 'inline') continue
+          if (req.voice.kind === 'inline') continue // never without a voice field: it narrows the type
           const voice = await speakingVoice(voices, 'warm-up', req.voice)
           const pcm = speak(synthesizer, speakRequestFor(req, voice, signal))
-          for await (const piece of fixedSizePieces(encodeStream('pcm', pcm, signal))) audioDeltaFrame(piece)
+          for await (const _frame of audioDeltaFrames(req.responseFormat, pcm, signal)) {
+            // Made and dropped: the point is to have run the code that makes them.
+          }
         }
       }
     }

@@ -19,7 +19,7 @@ import {
   type Synthesizer,
   speak,
 } from '../../engine/index.ts'
-import { audioDeltaFrame, encodeStream, fixedSizePieces, pcmBytes, wavHeader } from '../audio-out.ts'
+import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from '../audio-out.ts'
 import { authenticate } from '../auth.ts'
 import {
   ApiError,
@@ -187,13 +187,8 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
 
     if (req.streamFormat === 'sse') {
       reply.header('content-type', 'text/event-stream')
-      const encoded = encodeStream(req.responseFormat, pcm, signal)
-      // PCM deltas are exactly 4,800 bytes (6.1); other formats go out as their encoder emits them.
-      const pieces = req.responseFormat === 'pcm' ? fixedSizePieces(encoded) : encoded
       const frames = async function* () {
-        for await (const piece of pieces) {
-          yield audioDeltaFrame(piece)
-        }
+        yield* audioDeltaFrames(req.responseFormat, pcm, signal)
         yield sseFrame({ type: 'speech.audio.done', usage: usageFor(req, samples) })
       }
       return reply.send(Readable.from(frames()))
