@@ -128,9 +128,10 @@ console.log(
     `reference: no prebuffer, zeros when empty, context at ${setup.referenceRate} Hz.\n` +
     `Underruns and silence are totals over the runs, read from each player's rendered output (the player's own ` +
     `count in brackets); clicks are gap edges jumping by more than ${CLICK_THRESHOLD}; latency is first chunk ` +
-    `arrival → first non-zero output sample.\n`,
+    `arrival → first non-zero output sample; stretched is the audio ours added by slowing playback to ride out late ` +
+    `arrivals (src/audio/period-stretch.ts), summed over the runs.\n`,
 )
-const header = `${'scenario'.padEnd(30)}${'player'.padEnd(11)}${'underruns'.padEnd(12)}${'silence ms'.padEnd(12)}${'clicks'.padEnd(8)}latency p50 / p95 ms`
+const header = `${'scenario'.padEnd(30)}${'player'.padEnd(11)}${'underruns'.padEnd(12)}${'silence ms'.padEnd(12)}${'clicks'.padEnd(8)}${'stretched ms'.padEnd(14)}latency p50 / p95 ms`
 console.log(header)
 console.log('-'.repeat(header.length))
 for (const [s, scenario] of SCENARIOS.entries()) {
@@ -146,16 +147,19 @@ for (const [s, scenario] of SCENARIOS.entries()) {
           .toFixed(0)
           .padEnd(12) +
         String(sum((x) => x.clicks)).padEnd(8) +
+        sum((x) => x.stretchedMs)
+          .toFixed(0)
+          .padEnd(14) +
         `${percentile(latency, 50).toFixed(0)} / ${percentile(latency, 95).toFixed(0)}`,
     )
   }
 }
-// What was played must be the whole stream plus the silence: a shortfall would mean the output lost audio.
+// What was played must be the whole stream plus the silence and the stretch: a shortfall would mean lost audio.
 const sourceMs = (pcm.length / 24_000) * 1000
 const lost = results
   .flat()
   .flatMap((r) => [r.ours, r.reference])
-  .filter((f) => Math.abs(f.spanMs - f.silenceMs - sourceMs) > 15)
+  .filter((f) => Math.abs(f.spanMs - f.silenceMs - f.stretchedMs - sourceMs) > 15)
 if (lost.length > 0)
   console.log(
     `\nNote: ${lost.length} outputs whose sound does not add up to the source's ${sourceMs.toFixed(0)} ms.`,

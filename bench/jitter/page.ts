@@ -15,6 +15,8 @@ export interface PlayerFigures extends OutputFigures {
   latencyMs: number
   /** The player's own underrun count, beside the one read from its output. */
   ownUnderruns: number
+  /** Audio the player added by stretching playback (ours only: the reference plays what it has). */
+  stretchedMs: number
 }
 
 export interface RunFigures {
@@ -133,11 +135,13 @@ async function run(arrivals: number[]): Promise<RunFigures> {
       ...analyseOutput(oursOut, oursTap.context.sampleRate, CLICK_THRESHOLD),
       latencyMs: oursAt - firstArrival,
       ownUnderruns: oursStats.underruns,
+      stretchedMs: (oursStats.framesInserted / 24_000) * 1000,
     },
     reference: {
       ...analyseOutput(referenceOut, referenceTap.context.sampleRate, CLICK_THRESHOLD),
       latencyMs: referenceAt - firstArrival,
       ownUnderruns: referenceUnderruns,
+      stretchedMs: 0,
     },
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../server/engine/markup/dsp.ts'
 import { JitterBuffer } from './jitter-buffer.ts'
 
 const RATE = 24_000
@@ -291,5 +292,80 @@ describe('JitterBuffer at the edges of an underrun', () => {
       jb.render(quantum())
       expect(jb.counters.state).toBe('playing')
     })
+  })
+})
+
+describe('playout stretching', () => {
+  /**
+   * A stream of 100 ms chunks paced at real time, each delayed by `delay(k)` ms, kept in order as on one
+   * connection (bench:jitter's schedule). Renders until it has ended.
+   */
+  function stream(jb: JitterBuffer, chunks: number, delay: (k: number) => number) {
+    let previous = 0
+    const arrivals = Array.from({ length: chunks }, (_, k) => {
+      previous = Math.max(previous, k * 100 + delay(k))
+      return Math.round(previous / (128 / 48))
+    })
+    const source = voiced(2400)
+    for (let n = 0; jb.counters.state !== 'ended' && n < 100_000; n++) {
+      for (const at of arrivals) if (at === n) jb.push(source)
+      if (n === arrivals.at(-1)) jb.end()
+      jb.render(quantum())
+    }
+    return jb.counters
+  }
+
+  const voiced = (frames: number) =>
+    Float32Array.from({ length: frames }, (_, i) => 0.4 * Math.sin((2 * Math.PI * 150 * i) / RATE))
+
+  it('never stretches a stream that keeps its pace', () => {
+    const jb = buffer()
+    jb.start(200, 40)
+    const counters = stream(jb, 40, () => 0)
+    expect(counters).toMatchObject({ underruns: 0, framesInserted: 0, framesPlayed: 40 * 2400 })
+  })
+
+  /** Streams (of 40 seeded ±100 ms schedules) that ran dry at least once; `stretch` false turns stretching off. */
+  function jitteredStreams(stretch: boolean) {
+    let dry = 0
+    let stretched = 0
+    for (let seed = 1; seed <= 40; seed++) {
+      const random = mulberry32(seed)
+      const jb = buffer()
+      jb.start(200, 40)
+      if (!stretch) (jb as unknown as { wantedStretch: () => number }).wantedStretch = () => 1
+      const counters = stream(jb, 60, () => random() * 200)
+      expect(counters.framesPlayed, `seed ${seed}`).toBe(60 * 2400)
+      if (counters.underruns > 0) dry++
+      if (counters.framesInserted > 0) stretched++
+    }
+    return { dry, stretched }
+  }
+
+  it('rides out ±100 ms of jitter at real time by stretching, with every frame played', () => {
+    // A chunk due with 100 ms in the ring and 195 ms late before any lateness was seen cannot be ridden out at
+    // twice the length; such schedules are rare (1 in 40 here). Most schedules show jitter, and are stretched.
+    const { dry, stretched } = jitteredStreams(true)
+    expect(dry).toBeLessThanOrEqual(2)
+    expect(stretched).toBeGreaterThan(30)
+  })
+
+  it('without stretching the same schedules run dry', () => {
+    // The check on the test above: the 200 ms target alone (the lateness-grown target only plays after an
+    // underrun) covers 100 ms of lateness, and about half of these schedules have more.
+    const { dry, stretched } = jitteredStreams(false)
+    expect(dry).toBeGreaterThan(12)
+    expect(stretched).toBe(0)
+  })
+
+  it('stops stretching once the slack covers the lateness seen', () => {
+    const jb = buffer()
+    jb.start(200, 40)
+    // One chunk 140 ms late early on (the ring holds 100 ms when it is due), then on time for 20 s: the stretch
+    // grows the slack while it is overdue, then leaves it.
+    const counters = stream(jb, 200, (k) => (k === 3 ? 140 : 0))
+    expect(counters.underruns).toBe(0)
+    expect(counters.framesInserted).toBeGreaterThan(0)
+    expect(counters.framesInserted).toBeLessThan(0.25 * RATE)
   })
 })

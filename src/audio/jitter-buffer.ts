@@ -1,3 +1,4 @@
+import { PeriodStretcher } from './period-stretch.ts'
 import { RingBuffer } from './ring-buffer.ts'
 import { StreamResampler } from './stream-resampler.ts'
 
@@ -6,7 +7,8 @@ import { StreamResampler } from './stream-resampler.ts'
  * waits for its prebuffer target, plays, rides out underruns by emitting silence and prebuffering again, drains
  * after the last chunk and fades out on stop. The edges of an underrun are ramped (out when the ring runs dry, in when
  * sound resumes), so a gap is heard as a short dip in level, never as a click: a cut from a loud sample straight to
- * zero is a step, and a step is broadband noise (bench:jitter counts them).
+ * zero is a step, and a step is broadband noise (bench:jitter counts them). While playing, a ring that the arrivals
+ * say will run dry is stretched instead (period-stretch.ts, see STRETCH_MARGIN below).
  */
 
 export type PlayerState = 'idle' | 'prebuffering' | 'playing' | 'draining' | 'ended' | 'stopped'
@@ -26,6 +28,8 @@ export interface JitterCounters {
   framesReceived: number
   /** Source frames read out of the ring into the output. */
   framesPlayed: number
+  /** Frames (at the source rate) added to the output by stretching, to ride out late arrivals without a gap. */
+  framesInserted: number
   /** Source frames played whose level was above -60 dBFS. */
   nonSilentFrames: number
   /** Largest absolute output sample. */
@@ -73,9 +77,32 @@ const EARLY_ARRIVALS = 2
  * the listener is better served by gaps than by seconds of silence before each resumption.
  */
 const LATENESS_GROWTH = 3
+
+/**
+ * Playout stretching (NetEq's preemptive expand). The ring holds `lead + slack` frames, where the lead is the audio
+ * received minus the time since the start (how far production is ahead of the clock; it falls between arrivals and
+ * jumps at each one) and the slack is the time since the start minus the audio played (the wait before playing, the
+ * gaps, the frames inserted). The ring runs dry when the lead falls below −slack, so once the arrivals have shown a
+ * lead as low as L (the deepest fall below its peak so far, or the fall under way while an arrival is overdue, with
+ * an allowance for worse to come: see `wantedStretch`), the slack must exceed −L by a margin: one render quantum and
+ * the time a message takes to cross threads, with room to spare. Short of it, each frame left in the ring is
+ * stretched by the share of the shortfall it must make up (1 + shortfall / ring), up to twice its length. A stream that keeps its pace never meets the condition and is played
+ * untouched; so are a stream's last frames (no more is due) and a stop's fade. A prebuffer at the start is capped
+ * by the recommendation, so jitter found after it (±100 ms at real time, where the 200 ms prebuffer covers 100 ms of
+ * lateness in 100 ms chunks) is absorbed by slowing down for a moment, not by waiting longer before every play.
+ */
+const STRETCH_MARGIN_MS = 20
+/** A shortfall below this is measurement noise (message timing), not lateness worth stretching for. */
+const STRETCH_HYSTERESIS_MS = 5
+const MAX_STRETCH = 2
 export class JitterBuffer {
   private readonly ring: RingBuffer
   private readonly resampler: StreamResampler
+  private readonly stretcher = new PeriodStretcher()
+  private readonly stretchMargin: number
+  private readonly stretchHysteresis: number
+  /** The stretch factor for the current render quantum (1: none). */
+  private stretchFactor = 1
   private state: PlayerState = 'idle'
   private prebufferFrames = 0
   /** The least audio an early start may begin with; equal to `prebufferFrames` when early starts are off. */
@@ -99,6 +126,7 @@ export class JitterBuffer {
   private underruns = 0
   private framesReceived = 0
   private framesPlayed = 0
+  private framesInserted = 0
   private nonSilentFrames = 0
   private peak = 0
   /** Whether a sample above silence has left yet, to report the first audible output once. */
@@ -107,6 +135,8 @@ export class JitterBuffer {
   constructor(private readonly opts: JitterBufferOptions) {
     this.ring = new RingBuffer(opts.capacityFrames)
     this.resampler = new StreamResampler(opts.sourceRate, opts.outputRate)
+    this.stretchMargin = (STRETCH_MARGIN_MS / 1000) * opts.sourceRate
+    this.stretchHysteresis = (STRETCH_HYSTERESIS_MS / 1000) * opts.sourceRate
   }
 
   /**
@@ -116,6 +146,8 @@ export class JitterBuffer {
   start(prebufferMs: number, earliestMs = prebufferMs) {
     this.ring.clear()
     this.resampler.reset()
+    this.stretcher.reset()
+    this.stretchFactor = 1
     this.prebufferFrames = Math.min(
       this.opts.capacityFrames,
       Math.round((prebufferMs / 1000) * this.opts.sourceRate),
@@ -140,6 +172,7 @@ export class JitterBuffer {
     this.underruns = 0
     this.framesReceived = 0
     this.framesPlayed = 0
+    this.framesInserted = 0
     this.nonSilentFrames = 0
     this.peak = 0
     this.heard = false
@@ -190,6 +223,7 @@ export class JitterBuffer {
     }
     if (this.state !== 'playing' && this.state !== 'draining') return false
 
+    this.stretchFactor = this.wantedStretch()
     const written = this.resampler.render(out, 0, this.nextSample)
     if (this.resumeLeft > 0) this.rampIn(out, written)
     // The ring is empty with more audio due: this quantum's sound is the last before a gap (unless audio arrives in
@@ -217,6 +251,22 @@ export class JitterBuffer {
     return Math.max(this.prebufferFrames, coversLateness)
   }
 
+  /** How much to stretch what is in the ring now (STRETCH_MARGIN above says why and when). */
+  private wantedStretch(): number {
+    if (this.state !== 'playing' || this.inputEnded || this.arrivals === 0) return 1
+    const lead = this.framesReceived - this.clock
+    // The worst lateness seen is a poor guide to the worst to come while it rests on a few arrivals: allow for as much
+    // again. An arrival overdue now may be late by far more than it is so far: allow for twice as much again, so the
+    // stretch starts while the ring still holds enough to stretch. Either allowance is at most half the prebuffer.
+    const overdue = this.leadPeak - lead
+    const allowance = Math.min(this.prebufferFrames / 2, Math.max(this.lateness, 2 * overdue))
+    const lowestLead = this.leadPeak - Math.max(this.lateness, overdue) - allowance
+    const slack = this.clock - this.framesPlayed
+    const shortfall = this.stretchMargin - lowestLead - slack
+    if (shortfall <= this.stretchHysteresis) return 1
+    return Math.min(MAX_STRETCH, 1 + shortfall / Math.max(1, this.ring.available))
+  }
+
   /** Whether the first start may come before the full target (EARLY_RATE above says when). */
   private earlyStart(): boolean {
     if (this.started || this.arrivals < EARLY_ARRIVALS || this.ring.available < this.earliestFrames)
@@ -242,14 +292,22 @@ export class JitterBuffer {
       underruns: this.underruns,
       framesReceived: this.framesReceived,
       framesPlayed: this.framesPlayed,
+      framesInserted: this.framesInserted,
       nonSilentFrames: this.nonSilentFrames,
       peak: this.peak,
     }
   }
 
   private readonly nextSample = (): number | undefined => {
+    const inserted = this.stretcher.inserted()
+    if (inserted !== undefined) {
+      this.framesInserted++
+      return inserted
+    }
+    if (this.stretcher.readyFor(this.stretchFactor)) this.stretcher.plan(this.ring)
     const sample = this.ring.shift()
     if (sample !== undefined) {
+      this.stretcher.advance()
       this.framesPlayed++
       if (Math.abs(sample) > SILENCE) this.nonSilentFrames++
       return sample
@@ -287,6 +345,7 @@ export class JitterBuffer {
   private finish(state: 'ended' | 'stopped') {
     this.state = state
     this.ring.clear()
+    this.stretcher.reset()
     this.fadeLeft = 0
   }
 }

@@ -26,6 +26,7 @@ const IDLE: PlayerStats = {
   underruns: 0,
   framesReceived: 0,
   framesPlayed: 0,
+  framesInserted: 0,
   nonSilentFrames: 0,
   peak: 0,
   firstSampleAt: null,

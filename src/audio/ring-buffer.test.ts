@@ -33,4 +33,17 @@ describe('RingBuffer', () => {
     expect(ring.shift()).toBeUndefined()
     expect(ring.space).toBe(3)
   })
+
+  it('peeks across the wrap-around without removing anything', () => {
+    const ring = new RingBuffer(5)
+    ring.write(Float32Array.of(1, 2, 3, 4))
+    ring.shift()
+    ring.shift()
+    ring.write(Float32Array.of(5, 6, 7))
+    const into = new Float32Array(4)
+    expect(ring.peek(into)).toBe(4)
+    expect([...into]).toEqual([3, 4, 5, 6])
+    expect(ring.peek(new Float32Array(9))).toBe(5)
+    expect(drain(ring)).toEqual([3, 4, 5, 6, 7])
+  })
 })

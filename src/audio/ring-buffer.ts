@@ -39,6 +39,15 @@ export class RingBuffer {
     return value
   }
 
+  /** Copies the oldest samples into `into` without removing them; returns how many there were to copy. */
+  peek(into: Float32Array): number {
+    const n = Math.min(into.length, this.count)
+    const first = Math.min(n, this.capacity - this.readIndex)
+    into.set(this.data.subarray(this.readIndex, this.readIndex + first), 0)
+    into.set(this.data.subarray(0, n - first), first)
+    return n
+  }
+
   clear() {
     this.readIndex = 0
     this.count = 0

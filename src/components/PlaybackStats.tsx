@@ -29,6 +29,12 @@ export function PlaybackStats({
           <dd>{stats ? stats.underruns : '—'}</dd>
         </div>
         <div>
+          <dt>Stretched</dt>
+          <dd title="Playback slowed for a moment, by repeating pitch periods, to ride out audio arriving late">
+            {stats ? `${Math.round((stats.framesInserted / SOURCE_RATE) * 1000)} ms` : '—'}
+          </dd>
+        </div>
+        <div>
           <dt>Played</dt>
           <dd>
             {stats
