@@ -295,6 +295,42 @@ export function printLongSameRoom(scored: Scored[], longer: Scored[], shipped: n
     row(`  ${threshold.toFixed(3)}${threshold === shipped ? ' (shipped)' : ''}`, verified(longer), threshold)
 }
 
+/**
+ * How scores move with the length of what is compared (issue 19: "a threshold that rises with net speech"): the
+ * least-squares slope of the score against ln(voiced seconds of the shorter clip ÷ the minimum), for owners and for
+ * each kind of impostor, per fold, over every trial the service would verify (both clips at the minimum). A
+ * duration-dependent threshold or score normalisation (quality measure functions: Mandasari, Saeidi, McLaren & van
+ * Leeuwen 2013, IEEE TASLP 21(11)) needs impostor scores that drift with duration.
+ */
+export function printDurationDrift(sets: Scored[][]): void {
+  const verified = sets.flat().filter((t) => netSpeech(t) >= MIN_VERIFIED_SPEECH_SECONDS)
+  const x = (t: Scored) => Math.log(netSpeech(t) / MIN_VERIFIED_SPEECH_SECONDS)
+  const slope = (xs: Scored[]) => {
+    if (xs.length < 3) return '     –'
+    const mx = xs.reduce((n, t) => n + x(t), 0) / xs.length
+    const my = xs.reduce((n, t) => n + t.score, 0) / xs.length
+    let sxy = 0
+    let sxx = 0
+    for (const t of xs) {
+      sxy += (x(t) - mx) * (t.score - my)
+      sxx += (x(t) - mx) ** 2
+    }
+    return (sxy / sxx).toFixed(3).padStart(6)
+  }
+  console.log(
+    `  scores against ln(shorter clip's voiced speech ÷ ${MIN_VERIFIED_SPEECH_SECONDS} s), both clips verified, slope per fold:`,
+  )
+  for (const fold of [0, 1]) {
+    const trials = verified.filter((t) => t.fold === fold)
+    const kinds = [
+      ['owners', trials.filter((t) => t.same)],
+      ['same-room impostors', trials.filter((t) => !t.same && t.sameRoom)],
+      ['different-room impostors', trials.filter((t) => !t.same && !t.sameRoom)],
+    ] as const
+    console.log(`    fold ${fold}: ${kinds.map(([k, xs]) => `${k} ${slope(xs)} (${xs.length})`).join(', ')}`)
+  }
+}
+
 /** Owners accepted and impostors let through at `threshold`, with the equal error rates, for one set of trials. */
 export interface VerificationFigures {
   trials: { owners: number; sameRoom: number; otherRoom: number }
@@ -628,14 +664,12 @@ export async function benchRealSpeech(): Promise<void> {
     ...meetingClipsByVoice(real.meetings, MIN_VERIFIED_SPEECH_SECONDS),
   ]
   const inVoiceFold = (fold: number) => byVoice.map((c) => ({ ...c, fold: c.fold === fold ? c.fold : -1 }))
-  printLongSameRoom(
-    [
-      ...(await scoreTrials(embedder, inVoiceFold(1))),
-      ...(await scoreTrials(mirroredV2, inVoiceFold(0))),
-    ].filter((t) => t.fold >= 0),
-    longScored,
-    DEFAULT_VERIFICATION_THRESHOLD,
-  )
+  const byVoiceScored = [
+    ...(await scoreTrials(embedder, inVoiceFold(1))),
+    ...(await scoreTrials(mirroredV2, inVoiceFold(0))),
+  ].filter((t) => t.fold >= 0)
+  printLongSameRoom(byVoiceScored, longScored, DEFAULT_VERIFICATION_THRESHOLD)
+  printDurationDrift([byVoiceScored, longScored])
   if (process.env.VOICES_BENCH_BEFORE) {
     const before = createMfccEmbedder()
     printVerification(`${before.version} at 0.45`, await scoreTrials(before, clips), 0.45)
