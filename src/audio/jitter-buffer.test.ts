@@ -300,7 +300,12 @@ describe('playout stretching', () => {
    * A stream of 100 ms chunks paced at real time, each delayed by `delay(k)` ms, kept in order as on one
    * connection (bench:jitter's schedule). Renders until it has ended.
    */
-  function stream(jb: JitterBuffer, chunks: number, delay: (k: number) => number) {
+  function stream(
+    jb: JitterBuffer,
+    chunks: number,
+    delay: (k: number) => number,
+    each?: (quantum: number, state: string) => void,
+  ) {
     let previous = 0
     const arrivals = Array.from({ length: chunks }, (_, k) => {
       previous = Math.max(previous, k * 100 + delay(k))
@@ -311,6 +316,7 @@ describe('playout stretching', () => {
       for (const at of arrivals) if (at === n) jb.push(source)
       if (n === arrivals.at(-1)) jb.end()
       jb.render(quantum())
+      each?.(n, jb.counters.state)
     }
     return jb.counters
   }
@@ -356,6 +362,27 @@ describe('playout stretching', () => {
     const { dry, stretched } = jitteredStreams(false)
     expect(dry).toBeGreaterThan(12)
     expect(stretched).toBe(0)
+  })
+
+  it('after a stall, restarts on the burst that ends it rather than a chunk later', () => {
+    // 300 ms stall at 3 s: chunks due at 3.0, 3.1 and 3.2 s arrive with the 3.3 s one. The ring then holds the
+    // chunk plus the lateness (400 ms), give or take a quantum's rounding, which is enough to restart on.
+    const jb = buffer()
+    jb.start(200, 40)
+    const burst = Math.round(3300 / (128 / 48))
+    const resumedAt: number[] = []
+    let previous: string = jb.counters.state
+    stream(
+      jb,
+      60,
+      (k) => (k >= 30 && k < 33 ? 3300 - k * 100 : 0),
+      (n, state) => {
+        if (state === 'playing' && previous === 'prebuffering' && n > 100) resumedAt.push(n)
+        previous = state
+      },
+    )
+    expect(jb.counters.underruns).toBe(1)
+    expect(resumedAt).toEqual([burst])
   })
 
   it('stops stretching once the slack covers the lateness seen', () => {

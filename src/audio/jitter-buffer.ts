@@ -8,7 +8,7 @@ import { StreamResampler } from './stream-resampler.ts'
  * after the last chunk and fades out on stop. The edges of an underrun are ramped (out when the ring runs dry, in when
  * sound resumes), so a gap is heard as a short dip in level, never as a click: a cut from a loud sample straight to
  * zero is a step, and a step is broadband noise (bench:jitter counts them). While playing, a ring that the arrivals
- * say will run dry is stretched instead (period-stretch.ts, see STRETCH_MARGIN below).
+ * say will run dry is stretched instead (period-stretch.ts, see STRETCH_MARGIN_MS below).
  */
 
 export type PlayerState = 'idle' | 'prebuffering' | 'playing' | 'draining' | 'ended' | 'stopped'
@@ -86,21 +86,25 @@ const LATENESS_GROWTH = 3
  * lead as low as L (the deepest fall below its peak so far, or the fall under way while an arrival is overdue, with
  * an allowance for worse to come: see `wantedStretch`), the slack must exceed −L by a margin: one render quantum and
  * the time a message takes to cross threads, with room to spare. Short of it, each frame left in the ring is
- * stretched by the share of the shortfall it must make up (1 + shortfall / ring), up to twice its length. A stream that keeps its pace never meets the condition and is played
- * untouched; so are a stream's last frames (no more is due) and a stop's fade. A prebuffer at the start is capped
- * by the recommendation, so jitter found after it (±100 ms at real time, where the 200 ms prebuffer covers 100 ms of
- * lateness in 100 ms chunks) is absorbed by slowing down for a moment, not by waiting longer before every play.
+ * stretched by the share of the shortfall it must make up (1 + shortfall / ring), up to twice its length. A stream
+ * that keeps its pace never meets the condition and is played untouched; so are a stream's last frames (no more is
+ * due) and a stop's fade. A prebuffer at the start is capped by the recommendation, so jitter found after it
+ * (±100 ms at real time, where the 200 ms prebuffer covers 100 ms of lateness in 100 ms chunks) is absorbed by
+ * slowing down for a moment, not by waiting longer before every play.
  */
 const STRETCH_MARGIN_MS = 20
-/** A shortfall below this is measurement noise (message timing), not lateness worth stretching for. */
-const STRETCH_HYSTERESIS_MS = 5
+/**
+ * Lateness or a shortfall this small is measurement noise (the clock moves a render quantum at a time, messages cross
+ * threads when they can), not lateness to stretch or wait for.
+ */
+const TIMING_NOISE_MS = 5
 const MAX_STRETCH = 2
 export class JitterBuffer {
   private readonly ring: RingBuffer
   private readonly resampler: StreamResampler
   private readonly stretcher = new PeriodStretcher()
   private readonly stretchMargin: number
-  private readonly stretchHysteresis: number
+  private readonly timingNoise: number
   /** The stretch factor for the current render quantum (1: none). */
   private stretchFactor = 1
   private state: PlayerState = 'idle'
@@ -136,7 +140,7 @@ export class JitterBuffer {
     this.ring = new RingBuffer(opts.capacityFrames)
     this.resampler = new StreamResampler(opts.sourceRate, opts.outputRate)
     this.stretchMargin = (STRETCH_MARGIN_MS / 1000) * opts.sourceRate
-    this.stretchHysteresis = (STRETCH_HYSTERESIS_MS / 1000) * opts.sourceRate
+    this.timingNoise = (TIMING_NOISE_MS / 1000) * opts.sourceRate
   }
 
   /**
@@ -247,11 +251,13 @@ export class JitterBuffer {
   /** The audio to gather before playing: the prebuffer, or more once the arrivals have been late (see above). */
   private target(): number {
     const limit = Math.min(this.opts.capacityFrames, LATENESS_GROWTH * this.prebufferFrames)
-    const coversLateness = Math.min(limit, this.largestChunk + this.lateness)
+    // Less the timing noise: a stream that stalled and then delivered everything at once holds exactly chunk plus
+    // lateness, give or take a quantum, and should not wait for the next chunk over a few frames.
+    const coversLateness = Math.min(limit, this.largestChunk + Math.max(0, this.lateness - this.timingNoise))
     return Math.max(this.prebufferFrames, coversLateness)
   }
 
-  /** How much to stretch what is in the ring now (STRETCH_MARGIN above says why and when). */
+  /** How much to stretch what is in the ring now (STRETCH_MARGIN_MS above says why and when). */
   private wantedStretch(): number {
     if (this.state !== 'playing' || this.inputEnded || this.arrivals === 0) return 1
     const lead = this.framesReceived - this.clock
@@ -263,7 +269,7 @@ export class JitterBuffer {
     const lowestLead = this.leadPeak - Math.max(this.lateness, overdue) - allowance
     const slack = this.clock - this.framesPlayed
     const shortfall = this.stretchMargin - lowestLead - slack
-    if (shortfall <= this.stretchHysteresis) return 1
+    if (shortfall <= this.timingNoise) return 1
     return Math.min(MAX_STRETCH, 1 + shortfall / Math.max(1, this.ring.available))
   }
 
