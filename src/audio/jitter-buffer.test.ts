@@ -385,6 +385,18 @@ describe('playout stretching', () => {
     expect(resumedAt).toEqual([burst])
   })
 
+  it('leaves a source that speaks in bursts and then waits (live mode) unstretched when it goes quiet', () => {
+    // Three phrases, each 1.2 s of audio in 12 chunks over about 30 ms, 3 s apart: between them nothing is late.
+    const jb = buffer()
+    jb.start(200, 40)
+    const phrase = (k: number) => Math.floor(k / 12) * 3000 + (k % 12) * 2.5 - k * 100
+    const counters = stream(jb, 36, phrase)
+    expect(counters.framesPlayed).toBe(36 * 2400)
+    // A window spanning a pause looks paced until the next burst fills it: a few milliseconds at a phrase's start
+    // (without the pace rule, a tenth of a second at each phrase's end).
+    expect(counters.framesInserted).toBeLessThan(0.02 * RATE)
+  })
+
   it('stops stretching once the slack covers the lateness seen', () => {
     const jb = buffer()
     jb.start(200, 40)

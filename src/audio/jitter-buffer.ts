@@ -99,6 +99,16 @@ const STRETCH_MARGIN_MS = 20
  */
 const TIMING_NOISE_MS = 5
 const MAX_STRETCH = 2
+/**
+ * Stretching is for a stream paced near real time, where a gap means audio is late. A source that delivers in bursts
+ * far faster than it plays (the engine's own speed; live mode, which speaks each phrase as it is written and then
+ * waits for the next) has nothing late when it goes quiet: it has said all it has, and stretching the tail of each
+ * phrase would slur it. The pace is the audio that came in the last PACE_WINDOW arrivals over the time they took.
+ * (A window spanning a pause between phrases looks paced, so a new phrase's first few milliseconds may be stretched
+ * until the window holds its burst: 13 ms over three phrases in the unit test, against 213 ms unpaced.)
+ */
+const PACE_WINDOW = 8
+const PACED_RATE = 2
 export class JitterBuffer {
   private readonly ring: RingBuffer
   private readonly resampler: StreamResampler
@@ -107,6 +117,9 @@ export class JitterBuffer {
   private readonly timingNoise: number
   /** The stretch factor for the current render quantum (1: none). */
   private stretchFactor = 1
+  /** When the last PACE_WINDOW arrivals came (clock) and how much each brought, as rings indexed by `arrivals`. */
+  private readonly arrivalTimes = new Float64Array(PACE_WINDOW)
+  private readonly arrivalFrames = new Float64Array(PACE_WINDOW)
   private state: PlayerState = 'idle'
   private prebufferFrames = 0
   /** The least audio an early start may begin with; equal to `prebufferFrames` when early starts are off. */
@@ -194,6 +207,8 @@ export class JitterBuffer {
     // The wait before the first chunk counts: it is the stream's first gap.
     this.longestGap = Math.max(this.longestGap, this.clock - this.lastArrival)
     this.lastArrival = this.clock
+    this.arrivalTimes[this.arrivals % PACE_WINDOW] = this.clock
+    this.arrivalFrames[this.arrivals % PACE_WINDOW] = written
     this.arrivals++
     return written
   }
@@ -259,7 +274,7 @@ export class JitterBuffer {
 
   /** How much to stretch what is in the ring now (STRETCH_MARGIN_MS above says why and when). */
   private wantedStretch(): number {
-    if (this.state !== 'playing' || this.inputEnded || this.arrivals === 0) return 1
+    if (this.state !== 'playing' || this.inputEnded || this.arrivals < 2 || !this.paced()) return 1
     const lead = this.framesReceived - this.clock
     // The worst lateness seen is a poor guide to the worst to come while it rests on a few arrivals: allow for as much
     // again. An arrival overdue now may be late by far more than it is so far: allow for twice as much again, so the
@@ -271,6 +286,18 @@ export class JitterBuffer {
     const shortfall = this.stretchMargin - lowestLead - slack
     if (shortfall <= this.timingNoise) return 1
     return Math.min(MAX_STRETCH, 1 + shortfall / Math.max(1, this.ring.available))
+  }
+
+  /** Whether the recent arrivals came at no more than PACED_RATE times real time (see PACE_WINDOW). */
+  private paced(): boolean {
+    // Until the window has filled, the pace since the start (the request): a few arrivals bunched together at the
+    // start of a real-time stream say nothing of its pace.
+    if (this.arrivals <= PACE_WINDOW) return this.framesReceived <= PACED_RATE * this.lastArrival
+    const oldest = this.arrivals % PACE_WINDOW
+    let frames = 0
+    // The audio that came after the oldest arrival in the window, over the time since it.
+    for (let k = 1; k < PACE_WINDOW; k++) frames += this.arrivalFrames[(oldest + k) % PACE_WINDOW] ?? 0
+    return frames <= PACED_RATE * (this.lastArrival - (this.arrivalTimes[oldest] ?? 0))
   }
 
   /** Whether the first start may come before the full target (EARLY_RATE above says when). */
