@@ -332,15 +332,15 @@ export class JitterBuffer {
   }
 
   private readonly nextSample = (): number | undefined => {
-    const inserted = this.stretcher.inserted()
+    const inserted = this.stretcher.inserted(this.framesPlayed)
     if (inserted !== undefined) {
       this.framesInserted++
       return inserted
     }
-    if (this.stretcher.readyFor(this.stretchFactor)) this.stretcher.plan(this.ring)
+    if (this.stretchFactor > 1 && this.stretcher.readyFor(this.stretchFactor, this.framesPlayed))
+      this.stretcher.plan(this.ring, this.framesPlayed)
     const sample = this.ring.shift()
     if (sample !== undefined) {
-      this.stretcher.advance()
       this.framesPlayed++
       if (Math.abs(sample) > SILENCE) this.nonSilentFrames++
       return sample

@@ -14,16 +14,17 @@ const voiced = (hz: number, frames: number, phase = 0) =>
 /** Plays everything in the ring through the stretcher, planning an insertion whenever it is ready at `factor`. */
 function play(ring: RingBuffer, stretcher: PeriodStretcher, factor: number) {
   const out: number[] = []
-  for (;;) {
-    const inserted = stretcher.inserted()
+  for (let played = 0; ; ) {
+    const inserted = stretcher.inserted(played)
     if (inserted !== undefined) {
       out.push(inserted)
       continue
     }
-    if (ring.available >= STRETCH_LOOKAHEAD && stretcher.readyFor(factor)) stretcher.plan(ring)
+    if (ring.available >= STRETCH_LOOKAHEAD && stretcher.readyFor(factor, played))
+      stretcher.plan(ring, played)
     const sample = ring.shift()
     if (sample === undefined) return Float32Array.from(out)
-    stretcher.advance()
+    played++
     out.push(sample)
   }
 }
@@ -51,8 +52,8 @@ describe('PeriodStretcher', () => {
     const ring = new RingBuffer(RATE)
     ring.write(voiced(150, STRETCH_LOOKAHEAD - 1))
     const stretcher = new PeriodStretcher()
-    expect(stretcher.plan(ring)).toBe(false)
-    expect(stretcher.busy).toBe(false)
+    expect(stretcher.plan(ring, 0)).toBe(false)
+    expect(stretcher.busy(0)).toBe(false)
   })
 
   it('at 2× doubles the length of a voice, at its pitch, without a step in the wave', () => {
@@ -88,9 +89,9 @@ describe('PeriodStretcher', () => {
     const ring = new RingBuffer(RATE)
     ring.write(voiced(150, 4800))
     const stretcher = new PeriodStretcher()
-    expect(stretcher.plan(ring)).toBe(true)
+    expect(stretcher.plan(ring, 0)).toBe(true)
     stretcher.reset()
-    expect(stretcher.busy).toBe(false)
-    expect(stretcher.inserted()).toBeUndefined()
+    expect(stretcher.busy(0)).toBe(false)
+    expect(stretcher.inserted(0)).toBeUndefined()
   })
 })

@@ -22,32 +22,35 @@ const MATCH_WINDOW = 360
 /** Audio that must be in the ring ahead to plan an insertion: the window at the longest lag. */
 export const STRETCH_LOOKAHEAD = MAX_PERIOD + MATCH_WINDOW
 
+/**
+ * Positions are the caller's count of ring frames played so far: it keeps that count anyway, so the stretcher
+ * derives from it when an insertion is due rather than counting every frame itself.
+ */
 export class PeriodStretcher {
   private readonly ahead = new Float32Array(STRETCH_LOOKAHEAD)
   private readonly insertion = new Float32Array(MAX_PERIOD)
   private period = 0
-  /** Ring frames to play before the insertion begins (x[0, T)), then inserted frames still to play. */
-  private beforeInsertion = 0
-  private insertedLeft = 0
-  /** Ring frames played since the last insertion was planned: the spacing that sets the stretch factor. */
-  private playedSincePlan = Number.POSITIVE_INFINITY
+  /** The position the last insertion was planned at; its inserted frames play once `period` ring frames have. */
+  private plannedAt = Number.NEGATIVE_INFINITY
+  private insertedSoFar = 0
 
-  /** Whether an insertion is planned or under way. */
-  get busy(): boolean {
-    return this.beforeInsertion > 0 || this.insertedLeft > 0
+  /** Whether an insertion is planned or under way at `position`. */
+  busy(position: number): boolean {
+    const since = position - this.plannedAt
+    return since < this.period || (since === this.period && this.insertedSoFar < this.period)
   }
 
   /**
    * Whether another insertion keeps the audio since the last one within `factor` times its source length: after an
    * insertion of T frames, the next waits for T / (factor − 1) ring frames (at 2, back to back).
    */
-  readyFor(factor: number): boolean {
-    return !this.busy && factor > 1 && this.playedSincePlan * (factor - 1) >= this.period
+  readyFor(factor: number, position: number): boolean {
+    return factor > 1 && !this.busy(position) && (position - this.plannedAt) * (factor - 1) >= this.period
   }
 
   /** Plans one insertion from the audio ahead in the ring; false (and nothing planned) when too little is there. */
-  plan(ring: RingBuffer): boolean {
-    if (this.busy || ring.peek(this.ahead) < STRETCH_LOOKAHEAD) return false
+  plan(ring: RingBuffer, position: number): boolean {
+    if (this.busy(position) || ring.peek(this.ahead) < STRETCH_LOOKAHEAD) return false
     const x = this.ahead
     const period = bestPeriod(x)
     for (let i = 0; i < period; i++) {
@@ -55,30 +58,21 @@ export class PeriodStretcher {
       this.insertion[i] = (1 - w) * (x[period + i] ?? 0) + w * (x[i] ?? 0)
     }
     this.period = period
-    this.beforeInsertion = period
-    this.insertedLeft = 0
-    this.playedSincePlan = 0
+    this.plannedAt = position
+    this.insertedSoFar = 0
     return true
   }
 
-  /** An inserted sample due before the ring's next one, if the insertion's turn has come. */
-  inserted(): number | undefined {
-    if (this.insertedLeft === 0) return undefined
-    const index = this.period - this.insertedLeft--
-    return this.insertion[index]
-  }
-
-  /** The ring's next sample was played. */
-  advance() {
-    this.playedSincePlan++
-    if (this.beforeInsertion > 0 && --this.beforeInsertion === 0) this.insertedLeft = this.period
+  /** An inserted sample due before the ring's next one at `position`, if the insertion's turn has come. */
+  inserted(position: number): number | undefined {
+    if (position - this.plannedAt !== this.period || this.insertedSoFar === this.period) return undefined
+    return this.insertion[this.insertedSoFar++]
   }
 
   reset() {
     this.period = 0
-    this.beforeInsertion = 0
-    this.insertedLeft = 0
-    this.playedSincePlan = Number.POSITIVE_INFINITY
+    this.plannedAt = Number.NEGATIVE_INFINITY
+    this.insertedSoFar = 0
   }
 }
 
