@@ -1,4 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { decodeAudio } from '../../server/engine/codecs/decode.ts'
+import { concat } from '../../server/engine/speaker/test-audio.ts'
 import { bestPeriod, PeriodStretcher, STRETCH_LOOKAHEAD } from './period-stretch.ts'
 import { RingBuffer } from './ring-buffer.ts'
 
@@ -94,4 +98,61 @@ describe('PeriodStretcher', () => {
     expect(stretcher.busy(0)).toBe(false)
     expect(stretcher.inserted(0)).toBeUndefined()
   })
+})
+
+/** Real people (FSDD spoken digits, 8 kHz, `shared/data/speakers` beside the repository or `SPEAKERS_DATA`). */
+const SPEAKERS_DIR = [
+  process.env.SPEAKERS_DATA,
+  new URL('../../../shared/data/speakers/', import.meta.url).pathname,
+  '/work/shared/data/speakers',
+].find((dir): dir is string => Boolean(dir) && existsSync(join(dir as string, '0_george_0.wav')))
+
+/** One take of the ten digits by `who`, at the player's rate. */
+async function counting(who: string): Promise<Float32Array> {
+  const parts: Float32Array[] = []
+  for (let digit = 0; digit < 10; digit++) {
+    const bytes = readFileSync(join(SPEAKERS_DIR as string, `${digit}_${who}_0.wav`))
+    parts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
+  }
+  return concat(parts)
+}
+
+const energy = (x: Float32Array) => x.reduce((n, v) => n + v * v, 0)
+
+/** The insertion the stretcher plans for `ahead` (its period is where the inserted frames begin). */
+function insertionFor(ahead: Float32Array): Float32Array {
+  const ring = new RingBuffer(ahead.length)
+  ring.write(ahead)
+  const stretcher = new PeriodStretcher()
+  stretcher.plan(ring, 0)
+  let period = 1
+  let first = stretcher.inserted(period)
+  while (first === undefined) first = stretcher.inserted(++period)
+  const insertion = [first]
+  for (let next = stretcher.inserted(period); next !== undefined; next = stretcher.inserted(period))
+    insertion.push(next)
+  return Float32Array.from(insertion)
+}
+
+describe.skipIf(!SPEAKERS_DIR)('PeriodStretcher on real voices', () => {
+  it.each(['george', 'jackson', 'nicolas'])(
+    "inserts periods of %s in phase: the fade keeps the voice's level instead of cancelling it",
+    async (who) => {
+      const voice = await counting(who)
+      const ratios: number[] = []
+      for (let at = 0; at + STRETCH_LOOKAHEAD <= voice.length; at += STRETCH_LOOKAHEAD) {
+        const ahead = voice.slice(at, at + STRETCH_LOOKAHEAD)
+        if (energy(ahead) / ahead.length < 1e-4) continue // pauses between digits: nothing to hear
+        const insertion = insertionFor(ahead)
+        const period = insertion.length
+        const faded = (energy(ahead.subarray(0, period)) + energy(ahead.subarray(period, 2 * period))) / 2
+        ratios.push(energy(insertion) / faded)
+      }
+      // Two signals a period apart add in phase and keep the level (ratio about 1); faded at a lag that is not the
+      // period they partly cancel (about 2/3 on average for unrelated signals).
+      ratios.sort((a, b) => a - b)
+      expect(ratios.length).toBeGreaterThan(20)
+      expect(ratios[Math.floor(ratios.length / 2)]).toBeGreaterThan(0.9)
+    },
+  )
 })
