@@ -283,6 +283,50 @@ export function twoPersonClips(meetings: Meeting[], takes: Take[], seconds: numb
   return pairs
 }
 
+/**
+ * Clips built another way, to check the screen off the set its thresholds were chosen on: one FSDD take (the ten
+ * digits a person said in one sitting, 5–7 s) as a one-person clip, and two people's takes of the same number one
+ * after the other, in both orders, as a two-person clip. Only speakers of `fold`.
+ */
+export function wholeTakeClips(takes: Take[], fold: number): { one: Clip[]; two: Pair[] } {
+  const speakers = Object.keys(FSDD_FOLD)
+    .filter((s) => FSDD_FOLD[s] === fold)
+    .sort()
+  const take = (speaker: string, n: number) =>
+    joinClips(
+      takes
+        .filter((t) => t.speaker === speaker && t.take === n)
+        .sort((a, b) => a.digit - b.digit)
+        .map((t) => t.audio),
+      0.15,
+    )
+  const numbers = [...new Set(takes.map((t) => t.take))].sort((a, b) => a - b)
+  const one = numbers.flatMap((n) =>
+    speakers.map((speaker) => ({
+      audio: take(speaker, n),
+      speaker: `fsdd:${speaker}`,
+      room: `fsdd:${speaker}`,
+      fold,
+      corpus: 'fsdd' as const,
+      source: `take${n}`,
+    })),
+  )
+  const two = numbers.flatMap((n) =>
+    speakers.flatMap((a) =>
+      speakers
+        .filter((b) => b !== a)
+        .map((b) => ({
+          audio: joinClips([take(a, n), take(b, n)], 0.3),
+          sameRoom: false,
+          fold,
+          corpus: 'fsdd' as const,
+          seconds: 6,
+        })),
+    ),
+  )
+  return { one, two }
+}
+
 export interface Trial {
   enrol: number
   test: number

@@ -11,7 +11,8 @@
  *   into a supervector scaled by √weight / σ, so that the cosine of two supervectors approximates the KL divergence
  *   between the two adapted models.
  */
-import { binHz, FRAMES_PER_SECOND, SPECTRUM_BINS } from './features.ts'
+import { cosineSimilarity } from './embedder.ts'
+import { binHz, SPECTRUM_BINS } from './features.ts'
 import type { SpeechTrack } from './statistics.ts'
 
 const BANDS = 24
@@ -170,33 +171,38 @@ function logConstants(ubm: Ubm): Float64Array {
   })
 }
 
-/** The MAP-adapted mean supervector of a clip's features, as shifts from the UBM scaled by √w/σ. */
-export function supervector(
-  ubm: Ubm,
-  features: { values: Float64Array; count: number },
-  relevance = RELEVANCE,
-): Float32Array {
-  const components = componentsOf(ubm)
-  const consts = logConstants(ubm)
-  const occupancy = new Float64Array(components)
-  const firstOrder = new Float64Array(components * GMM_FEATURES)
-  const gamma = new Float64Array(components)
-  for (let n = 0; n < features.count; n++) {
-    posteriors(ubm, features.values, n * GMM_FEATURES, gamma, consts)
-    for (let c = 0; c < components; c++) {
-      const g = gamma[c] as number
-      if (g < 1e-6) continue
-      occupancy[c] = (occupancy[c] as number) + g
-      for (let d = 0; d < GMM_FEATURES; d++) {
-        const i = c * GMM_FEATURES + d
-        firstOrder[i] = (firstOrder[i] as number) + g * (features.values[n * GMM_FEATURES + d] as number)
-      }
+/** Zeroth- and first-order statistics of frames against the background model (Baum–Welch statistics). */
+interface Statistics {
+  occupancy: Float64Array
+  firstOrder: Float64Array
+}
+
+const emptyStatistics = (ubm: Ubm): Statistics => ({
+  occupancy: new Float64Array(componentsOf(ubm)),
+  firstOrder: new Float64Array(componentsOf(ubm) * GMM_FEATURES),
+})
+
+/** Adds row `n` of `values`, whose component posteriors are `gamma`, to `into` (`sign` −1 removes it). */
+function accumulate(into: Statistics, values: Float64Array, n: number, gamma: Float64Array, sign = 1): void {
+  for (let c = 0; c < gamma.length; c++) {
+    const g = sign * (gamma[c] as number)
+    if (Math.abs(g) < 1e-6) continue
+    into.occupancy[c] = (into.occupancy[c] as number) + g
+    for (let d = 0; d < GMM_FEATURES; d++) {
+      const i = c * GMM_FEATURES + d
+      into.firstOrder[i] = (into.firstOrder[i] as number) + g * (values[n * GMM_FEATURES + d] as number)
     }
   }
+}
+
+/** The background model's means adapted towards `statistics` by MAP, as shifts scaled by √w/σ. */
+function adaptedShifts(ubm: Ubm, { occupancy, firstOrder }: Statistics, relevance: number): Float32Array {
+  const components = componentsOf(ubm)
   const out = new Float32Array(components * GMM_FEATURES)
   for (let c = 0; c < components; c++) {
     const n = occupancy[c] as number
-    if (n === 0) continue
+    // A component's occupancy after frames are taken away can be a rounding error above zero: nothing is left.
+    if (n < 1e-6) continue
     const alpha = n / (n + relevance)
     const scale = Math.sqrt(ubm.weights[c] as number)
     for (let d = 0; d < GMM_FEATURES; d++) {
@@ -207,6 +213,88 @@ export function supervector(
     }
   }
   return out
+}
+
+/** The component posteriors of every row of `features` (rows × components). */
+function allPosteriors(ubm: Ubm, features: { values: Float64Array; count: number }): Float64Array {
+  const components = componentsOf(ubm)
+  const consts = logConstants(ubm)
+  const out = new Float64Array(features.count * components)
+  const gamma = new Float64Array(components)
+  for (let n = 0; n < features.count; n++) {
+    posteriors(ubm, features.values, n * GMM_FEATURES, gamma, consts)
+    out.set(gamma, n * components)
+  }
+  return out
+}
+
+/** The MAP-adapted mean supervector of a clip's features, as shifts from the UBM scaled by √w/σ. */
+export function supervector(
+  ubm: Ubm,
+  features: { values: Float64Array; count: number },
+  relevance = RELEVANCE,
+): Float32Array {
+  const components = componentsOf(ubm)
+  const consts = logConstants(ubm)
+  const statistics = emptyStatistics(ubm)
+  const gamma = new Float64Array(components)
+  for (let n = 0; n < features.count; n++) {
+    posteriors(ubm, features.values, n * GMM_FEATURES, gamma, consts)
+    accumulate(statistics, features.values, n, gamma)
+  }
+  return adaptedShifts(ubm, statistics, relevance)
+}
+
+/** Where a clip's voice changes most, and how alike each side is to itself. */
+export interface VoiceChange {
+  /** Cosine similarity of the adapted supervectors before and after the split point where it is lowest. */
+  across: number
+  /** Mean cosine similarity between the two halves of each side of that split: how much one voice varies here. */
+  within: number
+}
+
+/**
+ * The split point (every `stepRows`, at least `minRows` rows on each side) where the adapted supervectors of the
+ * rows before and after it are least alike, or null when no split fits. The statistics are swept once, the rows
+ * before a split added and taken from the rest, so a clip costs one pass of posteriors and two adaptations per
+ * split point; then each side is halved and its halves compared, so that the change can be weighed against how
+ * much the voice varies without one.
+ */
+export function voiceChange(
+  ubm: Ubm,
+  features: { values: Float64Array; count: number },
+  options: { minRows: number; stepRows: number; relevance: number },
+): VoiceChange | null {
+  const { minRows, stepRows, relevance } = options
+  if (features.count < 2 * minRows) return null
+  const components = componentsOf(ubm)
+  const gammas = allPosteriors(ubm, features)
+  const gammaOf = (n: number) => gammas.subarray(n * components, (n + 1) * components)
+  const before = emptyStatistics(ubm)
+  const after = emptyStatistics(ubm)
+  for (let n = 0; n < features.count; n++) accumulate(after, features.values, n, gammaOf(n))
+  let across = 1
+  let at = minRows
+  let moved = 0
+  for (let split = minRows; split <= features.count - minRows; split += stepRows) {
+    for (; moved < split; moved++) {
+      accumulate(before, features.values, moved, gammaOf(moved))
+      accumulate(after, features.values, moved, gammaOf(moved), -1)
+    }
+    const similarity = cosineSimilarity(
+      adaptedShifts(ubm, before, relevance),
+      adaptedShifts(ubm, after, relevance),
+    )
+    if (similarity < across) [across, at] = [similarity, split]
+  }
+  const adapted = (from: number, to: number) => {
+    const statistics = emptyStatistics(ubm)
+    for (let n = from; n < to; n++) accumulate(statistics, features.values, n, gammaOf(n))
+    return adaptedShifts(ubm, statistics, relevance)
+  }
+  const halves = (from: number, to: number) =>
+    cosineSimilarity(adapted(from, (from + to) >> 1), adapted((from + to) >> 1, to))
+  return { across, within: (halves(0, at) + halves(at, features.count)) / 2 }
 }
 
 /**
@@ -290,40 +378,4 @@ export function trainUbm(frames: Float64Array, components: number, iterations = 
     }
   }
   return ubm
-}
-
-export const MIN_GMM_FRAMES = Math.round(0.5 * FRAMES_PER_SECOND)
-
-/**
- * The lowest cosine similarity between the supervectors of the clip's voiced frames before and after any split
- * point that leaves at least `minRows` frames on each side (1 when no split fits): low when the voice changes.
- */
-export function splitSimilarity(
-  ubm: Ubm,
-  features: { values: Float64Array; count: number },
-  minRows: number,
-  stepRows: number,
-): number {
-  let lowest = 1
-  for (let split = minRows; split <= features.count - minRows; split += stepRows) {
-    const before = supervector(ubm, {
-      values: features.values.subarray(0, split * GMM_FEATURES),
-      count: split,
-    })
-    const after = supervector(ubm, {
-      values: features.values.subarray(split * GMM_FEATURES),
-      count: features.count - split,
-    })
-    let dot = 0
-    let na = 0
-    let nb = 0
-    for (let i = 0; i < before.length; i++) {
-      dot += (before[i] as number) * (after[i] as number)
-      na += (before[i] as number) ** 2
-      nb += (after[i] as number) ** 2
-    }
-    const cosine = na && nb ? dot / Math.sqrt(na * nb) : 1
-    if (cosine < lowest) lowest = cosine
-  }
-  return lowest
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
-import { MIN_VERIFIED_SPEECH_SECONDS, screenRecording } from './screen.ts'
+import { CHANGED_VOICE_SCORE, MIN_VERIFIED_SPEECH_SECONDS, screenRecording } from './screen.ts'
 import { concat, silence, speak16k } from './test-audio.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'
@@ -54,5 +55,24 @@ describe('screenRecording: evidence', () => {
     const loud = noise(phrase.length, rmsOf(phrase))
     const screen = screenRecording(phrase.map((x, i) => x + (loud[i] as number)))
     expect(screen.weakEvidence).toBe('too_noisy')
+  })
+})
+
+// Real people the speaker model was not fitted on (FSDD jackson and nicolas, AMI trn07: fold 1).
+describe.skipIf(!realSpeechAvailable())('screenRecording: a change of voice, on real people', () => {
+  it('finds two people one after the other whom the window clustering leaves as one voice', async () => {
+    const two = joinClips([await spokenDigits('jackson', [0]), await spokenDigits('nicolas', [0])], 0.3)
+    expect(screenRecording(two, { changePoint: false }).speakers).toBe(1)
+    const screen = screenRecording(two)
+    expect(screen.changeScore).toBeLessThan(CHANGED_VOICE_SCORE)
+    expect(screen.speakers).toBe(2)
+  })
+
+  it('hears one person in one person talking', async () => {
+    for (const one of [await spokenDigits('jackson', [0]), await meetingSpeaker('trn07', 'FEE087', 8)]) {
+      const screen = screenRecording(one)
+      expect(screen.changeScore).toBeGreaterThanOrEqual(CHANGED_VOICE_SCORE)
+      expect(screen.speakers).toBe(1)
+    }
   })
 })

@@ -10,14 +10,20 @@
  * voiced frames give a MAP-adapted GMM-UBM mean supervector (Reynolds, Quatieri & Dunn 2000; Campbell, Sturim &
  * Reynolds 2006) after per-clip cepstral mean and variance normalisation, and two sides count as two people only
  * when their supervectors point apart (cosine below SAME_VOICE_SIMILARITY), or when their median pitches lie half
- * an octave apart (DIFFERENT_PITCH_SEMITONES). The threshold is chosen on held-out
- * real speakers (bench/voices-real.ts; docs/voices-and-consents.md).
+ * an octave apart (DIFFERENT_PITCH_SEMITONES).
+ *
+ * The clustering needs a second of speech per voice in whole windows, so it proposes no second voice for many
+ * short clips of two people. A change-point check covers them: the clip's voiced frames are split at every point
+ * that leaves a second of voice on each side, and where the two sides' supervectors are least alike, that
+ * similarity, weighed against how alike each side is to itself, says whether the voice changed (CHANGED_VOICE_SCORE).
+ * Weights and thresholds are chosen on held-out real speakers (bench/voices-real.ts; docs/voices-and-consents.md).
  */
 import { DEFAULT_CLUSTER_THRESHOLD } from '../diarization/classical.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from '../diarization/windows.ts'
 import { cosineSimilarity } from './embedder.ts'
 import { FRAMES_PER_SECOND } from './features.ts'
-import { clipFeatures, GMM_FEATURES, supervector, type Ubm } from './gmm.ts'
+import { clipFeatures, GMM_FEATURES, supervector, type Ubm, type VoiceChange, voiceChange } from './gmm.ts'
+import { V2_RELEVANCE } from './gmm-embedder.ts'
 import { SPEAKER_MODEL } from './speaker-model.ts'
 import { analyzeSpeech, type SpeechTrack } from './statistics.ts'
 import { sustainedToneShare } from './tonality.ts'
@@ -42,11 +48,21 @@ export interface RecordingScreen {
   weakEvidence: WeakEvidence | null
   /** Lowest speaker-model similarity between two proposed voices (1 when none was proposed), for the benchmark. */
   voiceSimilarity: number
+  /**
+   * How far the voice changes at the point where it changes most (a second of voice or more on each side): the
+   * speaker-model similarity across that point, less CHANGE_WITHIN_WEIGHT times the similarity within each side;
+   * 1 when the clip holds too little. Below CHANGED_VOICE_SCORE it is two people. For the benchmark.
+   */
+  changeScore: number
+  /** The similarities the change score is made of (null when the clip holds too little), for the benchmark. */
+  change: VoiceChange | null
 }
 
 export interface ScreenOptions {
   /** Background model of the voice comparison; the benchmark passes one fitted without the speakers it measures. */
   ubm?: Ubm
+  /** The benchmark turns the change-point check off to show the screen without it. */
+  changePoint?: boolean
 }
 
 /** Speech stays under about half of its frames tonal on real recordings; music fills most of its frames. */
@@ -65,6 +81,21 @@ const MIN_VOICE_FRAMES = 40
  * voices scored 0.02 to 0.28, two people's mostly −0.15 to 0.02.
  */
 export const SAME_VOICE_SIMILARITY = 0.05
+/** Split points of the change-point check lie this many frames apart (a tenth of a second). */
+const CHANGE_STEP_FRAMES = 10
+/**
+ * How much of the similarity within each side of a change point is taken from the similarity across it. One
+ * person whose words vary a lot is unlike themself across any point, but as unlike within each side, so the score
+ * weighs the change against that; two people are alike within each side only. Chosen on fold 0 (the weight, in
+ * tenths from 0 to 1, that detects the most two-person clips at the threshold rule below; docs/voices-and-consents.md).
+ */
+export const CHANGE_WITHIN_WEIGHT = 0.4
+/**
+ * A change score this low or lower is two people: the highest threshold accepting 99% of fold 0's one-person clips
+ * with a second or more of voice (−0.053, rounded down), checked on held-out fold 1 (bench/voices-real.ts). It
+ * catches two people one after the other whom the window clustering leaves as one voice.
+ */
+export const CHANGED_VOICE_SCORE = -0.06
 /**
  * Two proposed voices whose median pitches lie half an octave apart are two people, whatever their spectra say:
  * one person's proposed voices differed by at most 4.5 semitones over both folds of real speech, while women's and
@@ -113,8 +144,12 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
     heard.length >= 2
       ? compareVoices(options.ubm ?? SPEAKER_MODEL, track, windows, labels, heard)
       : { similarity: 1, pitchGap: 0 }
+  const change = options.changePoint === false ? null : changeOf(options.ubm ?? SPEAKER_MODEL, track)
+  const changeScore = change ? change.across - CHANGE_WITHIN_WEIGHT * change.within : 1
   const twoPeople = voiceSimilarity < SAME_VOICE_SIMILARITY || pitchGap >= DIFFERENT_PITCH_SEMITONES
-  const voices = twoPeople ? heard.length : 1
+  // The change point finds a second person the clustering did not propose (it needs a second of speech per voice
+  // in whole windows); when it did propose them, their count stands.
+  const voices = twoPeople ? heard.length : changeScore < CHANGED_VOICE_SCORE ? 2 : 1
   return {
     speechSeconds,
     voicedSeconds: voiced / FRAMES_PER_SECOND,
@@ -122,7 +157,22 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
     music,
     weakEvidence,
     voiceSimilarity,
+    changeScore,
+    change,
   }
+}
+
+/**
+ * Where the voice changes most (RecordingScreen.changeScore): the clip's voiced frames (after per-clip CMVN) split
+ * in two at every tenth of a second leaving a second or more of voice on each side, each side's MAP-adapted
+ * supervector (relevance as the verifier's) compared across the split and between its own halves.
+ */
+function changeOf(ubm: Ubm, track: SpeechTrack): VoiceChange | null {
+  const minRows = MIN_SPEAKER_SECONDS * FRAMES_PER_SECOND
+  const features = clipFeatures(track, 2 * minRows)
+  return (
+    features && voiceChange(ubm, features, { minRows, stepRows: CHANGE_STEP_FRAMES, relevance: V2_RELEVANCE })
+  )
 }
 
 /**
