@@ -11,6 +11,9 @@
  *   (MIN_VERIFIED_SPEECH_SECONDS, the screen's `too_short`) and the figures among trials long enough.
  */
 
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { DEFAULT_CLUSTER_THRESHOLD } from '../server/engine/diarization/classical.ts'
 import { clusterWindows, slideWindows } from '../server/engine/diarization/windows.ts'
 import { componentsOf, trainUbm } from '../server/engine/speaker/gmm.ts'
@@ -29,11 +32,12 @@ import {
   CHANGE_WITHIN_WEIGHT,
   CHANGED_VOICE_SCORE,
   foregroundRegions,
+  MUSIC_TONAL_SHARE,
   type RecordingScreen,
 } from '../server/engine/speaker/screen.ts'
 import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
-import { sustainedToneShare } from '../server/engine/speaker/tonality.ts'
+import { beatStrength, sustainedToneShare } from '../server/engine/speaker/tonality.ts'
 import type { Meeting } from './eval-diarization.ts'
 import {
   amiClips,
@@ -570,6 +574,66 @@ function printChangeChoice(singles: Judged[], twos: (Judged & { seconds: number 
   }
 }
 
+/**
+ * A clip's verdicts before (the first screen), by the shipped screen without the beat (music by sustained tones
+ * only; in the `proposals` slot of the table's middle column) and by the shipped screen.
+ */
+function musicVerdicts(audio: Float32Array): { before: Verdict; proposals: Verdict; after: Verdict } {
+  const screen = screenRecording(audio)
+  const track = analyzeSpeech(audio)
+  const tonal = sustainedToneShare(track.features, track.gateDb) >= MUSIC_TONAL_SHARE
+  return {
+    before: verdictOf(screenBefore(audio)),
+    proposals: verdictOf({ ...screen, music: tonal }),
+    after: verdictOf(screen),
+  }
+}
+
+/**
+ * Real music, when MUSIC_DIR names a folder of .ogg and .mp3 tracks (docs/voices-and-consents.md says which free
+ * Debian packages hold some): 8 s excerpts at 20, 50 and 80 s into each track, alone and under one person's speech.
+ */
+async function printRealMusic(
+  voices: Clip[],
+  line: (
+    label: string,
+    items: { before: Verdict; proposals?: Verdict; after: Verdict }[],
+    hit: (v: Verdict) => boolean,
+  ) => void,
+): Promise<void> {
+  const dir = process.env.MUSIC_DIR
+  if (!dir) {
+    console.log('  (real music: set MUSIC_DIR to a folder of .ogg/.mp3 tracks to measure it)')
+    return
+  }
+  const tracks = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(ogg|mp3)$/i.test(name))
+    .sort()
+  const excerpts: Float32Array[] = []
+  let used = 0
+  for (const name of tracks) {
+    // Sound effects are too short to take excerpts from; a file the service cannot read is skipped.
+    const samples = await decodeAudio(readFileSync(join(dir, name)), { targetRate: 16_000 }).then(
+      (decoded) => decoded.samples,
+      () => new Float32Array(0),
+    )
+    if (samples.length >= 28 * 16_000) used++
+    for (const at of [20, 50, 80])
+      if ((at + 8) * 16_000 <= samples.length) excerpts.push(samples.slice(at * 16_000, (at + 8) * 16_000))
+  }
+  const judged = (clips: Float32Array[]) => clips.map(musicVerdicts)
+  const alone = judged(excerpts)
+  console.log(`  real music: ${excerpts.length} excerpts of ${used} tracks in ${dir}`)
+  line('real music refused as music', alone, (v) => v === 'music_detected')
+  line('real music refused for any cause', alone, (v) => v !== 'accepted')
+  for (const db of [-6, -12]) {
+    const mixed = voices.map((c, i) =>
+      mixUnder(c.audio, excerpts[(7 * i) % excerpts.length] as Float32Array, db),
+    )
+    line(`speech over real music at ${db} dB refused as music`, judged(mixed), (v) => v === 'music_detected')
+  }
+}
+
 export async function benchRealSpeech(): Promise<void> {
   const real = await loadRealSpeech()
   const takes = await loadTakes()
@@ -598,6 +662,14 @@ export async function benchRealSpeech(): Promise<void> {
   const twos = pairs.map(judge)
   const screenMs = performance.now() - started
   printChangeChoice(singles, twos)
+  // The beat's threshold: every one-person clip's beat strength rounded up to a tenth; then speech never used for it.
+  const highest = (clips: Float32Array[]) =>
+    Math.max(...clips.map((a) => beatStrength(analyzeSpeech(a).features)))
+  const beats = (fold: number) =>
+    Math.max(...singles.filter((c) => c.fold === fold).map((c) => c.screen.beatStrength))
+  console.log(
+    `Beat strength, highest: one-person clips fold 0 ${beats(0).toFixed(3)}, fold 1 ${beats(1).toFixed(3)} (rounded up to a tenth: ${(Math.ceil(Math.max(beats(0), beats(1)) * 10) / 10).toFixed(1)}); held-out whole takes ${highest(wholeTakeClips(takes, 1).one.map((c) => c.audio)).toFixed(3)}, whole meetings ${highest(real.meetings.map((m) => m.audio)).toFixed(3)}`,
+  )
   const share = (xs: boolean[]) =>
     `${pct(xs.filter(Boolean).length / xs.length)} of ${String(xs.length).padEnd(3)}`
   console.log(
@@ -676,20 +748,23 @@ export async function benchRealSpeech(): Promise<void> {
   line('whole takes, fold 1: one person accepted', judged(whole.one), accepted)
   line('whole takes, fold 1: two people detected', judged(whole.two), twoVoices)
 
-  // Music: synthetic pieces alone, and under one person's speech at −6 dB and −12 dB.
+  // Music: synthetic pieces alone, and under one person's speech at −6 dB and −12 dB; the middle column is the
+  // screen without the beat (sustained tones only).
+  console.log('Music, before → without the beat → with it:')
   const pieces = Array.from({ length: 12 }, (_, seed) => syntheticMusic(8, seed + 1))
-  const alone = pieces.map((m) => ({ before: verdictOf(screenBefore(m)), after: verdictOf(screen(m, 1)) }))
+  const alone = pieces.map(musicVerdicts)
   line('music alone refused as music', alone, (v) => v === 'music_detected')
   line('music alone refused for any cause', alone, (v) => v !== 'accepted')
   const voices = real.single.filter((c) => c.fold === 1 && c.audio.length > 4 * 16_000).slice(0, 12)
   for (const db of [-6, -12]) {
     const mixed = voices.map((c, i) => mixUnder(c.audio, pieces[i % pieces.length] as Float32Array, db))
-    const verdicts = mixed.map((m) => ({
-      before: verdictOf(screenBefore(m)),
-      after: verdictOf(screen(m, 1)),
-    }))
-    line(`speech over music at ${db} dB refused as music`, verdicts, (v) => v === 'music_detected')
+    line(
+      `speech over music at ${db} dB refused as music`,
+      mixed.map(musicVerdicts),
+      (v) => v === 'music_detected',
+    )
   }
+  await printRealMusic(voices, line)
 
   // Speaker verification: 4 s FSDD clips and 1.5–4 s AMI clips, pairs within each fold. Fold 1 is scored by the
   // shipped embedder (its models never saw fold 1); fold 0 by the same recipe fitted on fold 1, so every score is

@@ -1,9 +1,14 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
+import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
+import { mulberry32 } from '../markup/dsp.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { CHANGED_VOICE_SCORE, MIN_VERIFIED_SPEECH_SECONDS, screenRecording } from './screen.ts'
+import { analyzeSpeech } from './statistics.ts'
 import { concat, silence, speak16k } from './test-audio.ts'
+import { beatStrength, sustainedToneShare } from './tonality.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'
 
@@ -75,4 +80,50 @@ describe.skipIf(!realSpeechAvailable())('screenRecording: a change of voice, on 
       expect(screen.speakers).toBe(1)
     }
   })
+})
+
+/** A drum loop at `bpm`: a decaying low thump and a burst of noise on every beat, no held note anywhere. */
+function drums(seconds: number, bpm: number): Float32Array {
+  const random = mulberry32(7)
+  const out = new Float32Array(seconds * 16_000)
+  const beat = Math.round((60 / bpm) * 16_000)
+  for (let start = 0; start < out.length; start += beat)
+    for (let i = 0; i < 0.12 * 16_000 && start + i < out.length; i++) {
+      const t = i / 16_000
+      const thump = Math.sin(2 * Math.PI * (90 - 200 * t) * t) * Math.exp(-t / 0.04)
+      out[start + i] = 0.5 * thump + 0.3 * (random() * 2 - 1) * Math.exp(-t / 0.02)
+    }
+  return out
+}
+
+// The Debian package asc-music (free game music, GPL-2+), which .ci/run installs.
+const ASC_MUSIC = '/usr/share/games/asc/music/machine_wars.mp3'
+
+describe('screenRecording: music without held notes', () => {
+  it('calls a steady beat music, though no note is held', () => {
+    const loop = drums(8, 120)
+    const track = analyzeSpeech(loop)
+    expect(sustainedToneShare(track.features, track.gateDb)).toBeLessThan(0.25)
+    expect(beatStrength(track.features)).toBeGreaterThan(0.5)
+    expect(screenRecording(loop).music).toBe(true)
+  })
+
+  it('hears no beat in a spoken phrase', () => {
+    expect(screenRecording(phrase).beatStrength).toBeLessThan(0.5)
+    expect(screenRecording(phrase).music).toBe(false)
+  })
+
+  // Electronic music with a driving beat and few held notes: before the beat was listened for, all three excerpts
+  // passed the screen as one person speaking.
+  it.skipIf(!existsSync(ASC_MUSIC))(
+    'refuses real music that holds few steady notes',
+    async () => {
+      const { samples } = await decodeAudio(readFileSync(ASC_MUSIC), { targetRate: 16_000 })
+      for (const at of [20, 50, 80]) {
+        const screen = screenRecording(samples.slice(at * 16_000, (at + 8) * 16_000))
+        expect(screen.music, `${at} s in`).toBe(true)
+      }
+    },
+    60_000,
+  )
 })
