@@ -30,6 +30,7 @@ import { AudioDecodeError } from './decode-error.ts'
 import { findDamage, flacStreamInfo } from './decode-integrity.ts'
 import { resampleMono } from './decode-resample.ts'
 import { decodeAdts, decodeOggVorbis, type PlanesSink } from './decode-whole.ts'
+import { oggVorbisStream } from './ogg-pages.ts'
 
 export interface DecodedAudio {
   /** Mono: the channels' average. */
@@ -93,20 +94,17 @@ interface MonoPcm {
   sampleRate: number
 }
 
-/** ADTS and Ogg Vorbis go to their decoders' own parsers (decode-whole.ts says why). */
+/**
+ * ADTS and Ogg Vorbis go to their decoders' own parsers (decode-whole.ts says why); Ogg Vorbis interleaved with
+ * other streams (a video) as its own pages.
+ */
 function ownParserDecoder(
   bytes: Uint8Array,
   format: UploadFormat,
 ): ((bytes: Uint8Array, sink: PlanesSink) => Promise<void>) | null {
   if (format === 'aac') return decodeAdts
-  if (format === 'ogg' && isOggVorbis(bytes)) return decodeOggVorbis
-  return null
-}
-
-/** The first Ogg page's packet is the codec's identification header: "\x01vorbis" for Vorbis. */
-function isOggVorbis(bytes: Uint8Array): boolean {
-  const packet = 27 + (bytes[26] ?? 0)
-  return bytes[packet] === 0x01 && String.fromCharCode(...bytes.subarray(packet + 1, packet + 7)) === 'vorbis'
+  const vorbis = format === 'ogg' ? oggVorbisStream(bytes) : null
+  return vorbis && ((_bytes, sink) => decodeOggVorbis(vorbis, sink))
 }
 
 async function decodeWithMediabunny(

@@ -11,6 +11,7 @@
  * element the Matroska spec does not place there (mediabunny's demuxer then searches for the next known element and,
  * when there is none, never returns). Damage inside frames is the decoders' to find (decode-codecs.ts).
  */
+
 import {
   firstMp3Frame,
   framesStartAt,
@@ -19,6 +20,7 @@ import {
   readMp3Header,
   type UploadFormat,
 } from '../../../schema/audio-format.ts'
+import { oggPages } from './ogg-pages.ts'
 
 /** Why the bytes look cut short or damaged, or null when they do not. */
 export function findDamage(bytes: Uint8Array, format: UploadFormat): string | null {
@@ -176,22 +178,9 @@ function readVint(
   return { value: isSize && allOnes ? null : value, length }
 }
 
-/** Ogg pages: a 27-byte header whose last byte counts the segment table's entries, each a segment's size. */
+/** Ogg pages (ogg-pages.ts): the last one must be whole. */
 function oggDamage(bytes: Uint8Array): string | null {
-  let pos = 0
-  while (pos < bytes.length) {
-    if (pos + 27 > bytes.length) return 'it ends inside an Ogg page header'
-    if (ascii(bytes, pos, 4) !== 'OggS') return null // trailing junk; the demuxer decides
-    const segments = bytes[pos + 26] ?? 0
-    if (pos + 27 + segments > bytes.length) return 'it ends inside an Ogg page header'
-    let bodySize = 0
-    for (let i = 0; i < segments; i++) bodySize += bytes[pos + 27 + i] ?? 0
-    const end = pos + 27 + segments + bodySize
-    if (end > bytes.length)
-      return `its last Ogg page declares ${bodySize} bytes, ${bytes.length - pos - 27 - segments} remain`
-    pos = end
-  }
-  return null
+  return oggPages(bytes).cut
 }
 
 /**
