@@ -99,7 +99,7 @@ const CHANGE_STEP_FRAMES = 10
  */
 export const CHANGE_WITHIN_WEIGHT = 0.4
 /**
- * A change score this low or lower is two people: the highest threshold accepting 99% of fold 0's one-person clips
+ * A change score below this is two people: the highest threshold accepting 99% of fold 0's one-person clips
  * with a second or more of voice (−0.053, rounded down), checked on held-out fold 1 (bench/voices-real.ts). It
  * catches two people one after the other whom the window clustering leaves as one voice.
  */
