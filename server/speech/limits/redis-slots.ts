@@ -11,7 +11,8 @@ import { limitsUnavailable } from './unavailable.ts'
  *
  * - `leases`: sorted set of the slots held, member = lease id, score = expiry in Redis's own clock (instances whose
  *   clocks disagree still agree on it). The holder's heartbeat pushes the expiry forward every third of the TTL.
- * - `queue`: sorted set of waiters in arrival order (score = arrival time), the bounded FIFO line.
+ * - `queue`: sorted set of waiters in arrival order (score = arrival time in microseconds, strictly increasing), the
+ *   bounded FIFO line.
  * - `waiters`: sorted set of the same waiters scored by their own expiry (the lease TTL by default), renewed each time
  *   a waiter polls: the waiters of a dead instance leave the line within it instead of blocking it.
  *
@@ -55,7 +56,14 @@ if ahead < free then
   return 1
 end
 if queued or (ARGV[6] == '1' and ahead < maxWaiters) then
-  if not queued then redis.call('ZADD', KEYS[2], now, id) end
+  if not queued then
+    -- Arrival in microseconds, and always after the last in line: two waiters that come in the same millisecond
+    -- (or after the clock stepped back) keep their order instead of being sorted by their random ids.
+    local arrival = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+    if last[2] and tonumber(last[2]) >= arrival then arrival = tonumber(last[2]) + 1 end
+    redis.call('ZADD', KEYS[2], arrival, id)
+  end
   redis.call('ZADD', KEYS[3], now + waiterTtl, id)
   redis.call('PEXPIRE', KEYS[2], waiterTtl)
   redis.call('PEXPIRE', KEYS[3], waiterTtl)
