@@ -31,9 +31,12 @@ import { createMfccEmbedder } from '../server/engine/speaker/mfcc-embedder.ts'
 import {
   CHANGE_WITHIN_WEIGHT,
   CHANGED_VOICE_SCORE,
+  DIFFERENT_PITCH_SEMITONES,
   foregroundRegions,
   MUSIC_TONAL_SHARE,
   type RecordingScreen,
+  SAME_VOICE_SCORE,
+  VOICE_WITHIN_WEIGHT,
 } from '../server/engine/speaker/screen.ts'
 import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
@@ -523,69 +526,97 @@ function mixUnder(speech: Float32Array, music: Float32Array, db: number): Float3
   return speech.map((x, i) => x + gain * ((music[i % music.length] as number) ?? 0))
 }
 
+/** The consent screen's proposed voices were compared by similarity alone at this value until 2026-11-28. */
+const EARLIER_SAME_VOICE_SIMILARITY = 0.05
+
+/** Whether the proposed voices are two people by the shipped rule (the similarity weighed against each voice's own). */
+const proposedTwo = (s: RecordingScreen) =>
+  s.voiceSimilarity - VOICE_WITHIN_WEIGHT * s.voiceWithin < SAME_VOICE_SCORE ||
+  s.pitchGap >= DIFFERENT_PITCH_SEMITONES
+
+/** The verdict of a screen whose voices were counted by another rule (`twoPeople`). */
+const verdictWith = (s: RecordingScreen, twoPeople: boolean): Verdict =>
+  verdictOf({ ...s, speakers: s.speakers === 0 ? 0 : twoPeople ? 2 : 1 })
+
+/**
+ * A clip's verdicts in the screen's four stages, from what the shipped screen measured: before (the first screen),
+ * the proposed voices confirmed by the speaker model (similarity alone), with the change point as well (until
+ * 2026-11-28), and with the proposed voices weighed against their own variation (shipped).
+ */
+function stagesOf(audio: Float32Array, screen: RecordingScreen): Verdict[] {
+  const alone =
+    screen.voiceSimilarity < EARLIER_SAME_VOICE_SIMILARITY || screen.pitchGap >= DIFFERENT_PITCH_SEMITONES
+  return [
+    verdictOf(screenBefore(audio)),
+    verdictWith(screen, alone),
+    verdictWith(screen, alone || screen.changeScore < CHANGED_VOICE_SCORE),
+    verdictOf(screen),
+  ]
+}
+
 interface Judged {
   fold: number
   screen: RecordingScreen
-  /** The verdict without the change point (the window clustering's proposals confirmed by the speaker model). */
-  proposals: Verdict
+  /** The verdicts of the stages (`stagesOf`; for music, `musicVerdicts`), the shipped screen's last. */
+  verdicts: Verdict[]
 }
 
 /**
- * How the change point's weight and threshold were chosen (docs/voices-and-consents.md, "Change point"): for each
- * weight of the within-side similarity, in tenths, the threshold by the screen's rule (the highest accepting 99%
- * of fold 0's one-person clips with a second of voice and no music), then fold 0's two-voice detection at 3–5 s a
- * person with the proposals — the weight chosen is the one detecting most — and the held-out fold 1 beside it.
+ * How a weight of a two-voice check's within-voice similarity and its threshold were chosen (docs/voices-and-
+ * consents.md, "Change point" and "Proposed voices"): for each weight, in tenths, the threshold by the screen's rule
+ * (the highest accepting 99% of fold 0's one-person clips with a second of voice and no music), then fold 0's
+ * two-voice detection at 3–5 s a person with the screen's other checks as shipped — the weight chosen is the one
+ * detecting most; of those tying, the one accepting most of fold 0's whole takes (one sitting each) — and the
+ * held-out fold 1 beside it. `rows` adds the check's earlier forms.
  */
-function printChangeChoice(singles: Judged[], twos: (Judged & { seconds: number })[]): void {
-  const ones = singles.filter((c) => c.screen.voicedSeconds >= 1 && !c.screen.music)
-  const pairs = twos.filter((t) => t.seconds >= 3)
-  console.log(
-    `Change point, by weight of the within-side similarity (shipped ${CHANGE_WITHIN_WEIGHT} at ${CHANGED_VOICE_SCORE}):`,
-  )
-  for (let tenths = 0; tenths <= 11; tenths++) {
-    // Tenths 0–10 are weights; the last line is the screen without the change point.
+function printWeightChoice(
+  title: string,
+  clips: { singles: Judged[]; twos: (Judged & { seconds: number })[]; wholeTakes: Judged[] },
+  check: {
+    score: (s: RecordingScreen, weight: number) => number
+    others: (s: RecordingScreen) => boolean
+    rows: { label: string; two: (s: RecordingScreen) => boolean }[]
+  },
+): void {
+  const ones = clips.singles.filter((c) => c.screen.voicedSeconds >= 1 && !c.screen.music)
+  const pairs = clips.twos.filter((t) => t.seconds >= 3)
+  const rate = (items: Judged[], hit: (s: RecordingScreen) => boolean) =>
+    pct(items.filter((c) => hit(c.screen)).length / items.length)
+  const row = (label: string, two: (s: RecordingScreen) => boolean) => {
+    const of = (fold: number) => {
+      const inFold = (items: Judged[]) => items.filter((c) => c.fold === fold)
+      const owners = rate(inFold(ones), (s) => !two(s))
+      const whole = rate(inFold(clips.wholeTakes), (s) => !two(s))
+      return `owners ${owners}, two voices 3–5 s ${rate(inFold(pairs), two)}, whole takes ${whole}`
+    }
+    console.log(`  ${label.padEnd(24)} fold 0 ${of(0)}; held-out fold 1 ${of(1)}`)
+  }
+  console.log(title)
+  for (let tenths = 0; tenths <= 10; tenths++) {
     const weight = tenths / 10
-    const score = (c: Judged) =>
-      c.screen.change ? c.screen.change.across - weight * c.screen.change.within : 1
     const sorted = ones
       .filter((c) => c.fold === 0)
-      .map(score)
+      .map((c) => check.score(c.screen, weight))
       .sort((a, b) => a - b)
-    const threshold =
-      tenths > 10 ? Number.NEGATIVE_INFINITY : (sorted[Math.floor(0.01 * sorted.length)] as number)
-    const two = (c: Judged) => c.proposals === 'multiple_speakers' || score(c) < threshold
-    const rate = (items: Judged[], hit: (c: Judged) => boolean) =>
-      pct(items.filter(hit).length / items.length)
-    const of = (fold: number) => ({
-      owners: rate(
-        ones.filter((c) => c.fold === fold),
-        (c) => !two(c),
-      ),
-      detected: rate(
-        pairs.filter((t) => t.fold === fold),
-        two,
-      ),
-    })
-    const [fold0, fold1] = [of(0), of(1)]
-    const label = tenths > 10 ? 'no change point' : `${weight.toFixed(1)}: threshold ${threshold.toFixed(3)}`
-    console.log(
-      `  ${label}; fold 0 owners ${fold0.owners}, two voices 3–5 s ${fold0.detected}; held-out fold 1 owners ${fold1.owners}, two voices ${fold1.detected}`,
+    const threshold = sorted[Math.floor(0.01 * sorted.length)] as number
+    row(
+      `${weight.toFixed(1)}: ${threshold.toFixed(4)}`,
+      (s) => check.others(s) || check.score(s, weight) < threshold,
     )
   }
+  for (const { label, two } of check.rows) row(label, two)
 }
 
 /**
  * A clip's verdicts before (the first screen), by the shipped screen without the beat (music by sustained tones
  * only; in the `proposals` slot of the table's middle column) and by the shipped screen.
  */
-function musicVerdicts(audio: Float32Array): { before: Verdict; proposals: Verdict; after: Verdict } {
+function musicVerdicts(audio: Float32Array): { verdicts: Verdict[] } {
   const screen = screenRecording(audio)
   const track = analyzeSpeech(audio)
   const tonal = sustainedToneShare(track.features, track.gateDb) >= MUSIC_TONAL_SHARE
   return {
-    before: verdictOf(screenBefore(audio)),
-    proposals: verdictOf({ ...screen, music: tonal }),
-    after: verdictOf(screen),
+    verdicts: [verdictOf(screenBefore(audio)), verdictOf({ ...screen, music: tonal }), verdictOf(screen)],
   }
 }
 
@@ -595,11 +626,7 @@ function musicVerdicts(audio: Float32Array): { before: Verdict; proposals: Verdi
  */
 async function printRealMusic(
   voices: Clip[],
-  line: (
-    label: string,
-    items: { before: Verdict; proposals?: Verdict; after: Verdict }[],
-    hit: (v: Verdict) => boolean,
-  ) => void,
+  line: (label: string, items: { verdicts: Verdict[] }[], hit: (v: Verdict) => boolean) => void,
 ): Promise<void> {
   const dir = process.env.MUSIC_DIR
   if (!dir) {
@@ -643,25 +670,51 @@ export async function benchRealSpeech(): Promise<void> {
   // the same recipe fitted on fold 1, so every figure below is on speakers the model never saw. The screen's
   // threshold was chosen on fold 0 (docs/voices-and-consents.md), so fold 1 is the held-out figure.
   const mirroredUbm = trainUbm(trainingFrames(real.meetings, takes, 1), componentsOf(SPEAKER_MODEL))
-  const screen = (audio: Float32Array, fold: number, changePoint = true) =>
-    screenRecording(audio, fold === 1 ? { changePoint } : { ubm: mirroredUbm, changePoint })
+  const screen = (audio: Float32Array, fold: number) =>
+    screenRecording(audio, fold === 1 ? {} : { ubm: mirroredUbm })
   const pairs = [2, 3, 4, 5].flatMap((seconds) => twoPersonClips(real.meetings, takes, seconds))
-  const started = performance.now()
+  let screenMs = 0
   const judge = <T extends { audio: Float32Array; fold: number }>(clip: T) => {
-    const withChange = screen(clip.audio, clip.fold)
-    const proposals = screen(clip.audio, clip.fold, false)
-    return {
-      ...clip,
-      screen: withChange,
-      after: verdictOf(withChange),
-      proposals: verdictOf(proposals),
-      before: verdictOf(screenBefore(clip.audio)),
-    }
+    const started = performance.now()
+    const shipped = screen(clip.audio, clip.fold)
+    screenMs += performance.now() - started
+    return { ...clip, screen: shipped, verdicts: stagesOf(clip.audio, shipped) }
   }
   const singles = real.single.map(judge)
   const twos = pairs.map(judge)
-  const screenMs = performance.now() - started
-  printChangeChoice(singles, twos)
+  const msPerClip = screenMs / (singles.length + twos.length)
+  // Built another way: whole FSDD takes (ten digits in one sitting). Fold 0's break ties when a weight is chosen;
+  // fold 1's were never used to choose anything.
+  const whole = [0, 1].map((fold) => wholeTakeClips(takes, fold))
+  const wholeTakes = whole.flatMap((w) => w.one).map(judge)
+  const wholePairs = whole.flatMap((w) => w.two).map(judge)
+  const choice = { singles, twos, wholeTakes }
+  printWeightChoice(
+    `Proposed voices, by weight of their similarity each to itself (shipped ${VOICE_WITHIN_WEIGHT} at ${SAME_VOICE_SCORE}):`,
+    choice,
+    {
+      score: (s, weight) => s.voiceSimilarity - weight * s.voiceWithin,
+      others: (s) => s.pitchGap >= DIFFERENT_PITCH_SEMITONES || s.changeScore < CHANGED_VOICE_SCORE,
+      rows: [
+        {
+          label: `similarity alone, ${EARLIER_SAME_VOICE_SIMILARITY}`,
+          two: (s) =>
+            s.voiceSimilarity < EARLIER_SAME_VOICE_SIMILARITY ||
+            s.pitchGap >= DIFFERENT_PITCH_SEMITONES ||
+            s.changeScore < CHANGED_VOICE_SCORE,
+        },
+      ],
+    },
+  )
+  printWeightChoice(
+    `Change point, by weight of the within-side similarity (shipped ${CHANGE_WITHIN_WEIGHT} at ${CHANGED_VOICE_SCORE}):`,
+    choice,
+    {
+      score: (s, weight) => (s.change ? s.change.across - weight * s.change.within : 1),
+      others: proposedTwo,
+      rows: [{ label: 'no change point', two: proposedTwo }],
+    },
+  )
   // The beat's threshold: every one-person clip's beat strength rounded up to a tenth; then speech never used for it.
   const highest = (clips: Float32Array[]) =>
     Math.max(...clips.map((a) => beatStrength(analyzeSpeech(a).features)))
@@ -673,18 +726,15 @@ export async function benchRealSpeech(): Promise<void> {
   const share = (xs: boolean[]) =>
     `${pct(xs.filter(Boolean).length / xs.length)} of ${String(xs.length).padEnd(3)}`
   console.log(
-    `Consent screen (${(screenMs / (singles.length + twos.length) / 3).toFixed(0)} ms a clip), before → proposals confirmed → with the change point:`,
+    `Consent screen (${msPerClip.toFixed(0)} ms a clip), before → proposals confirmed → with the change point → proposals weighed (shipped):`,
   )
-  const line = (
-    label: string,
-    items: { before: Verdict; proposals?: Verdict; after: Verdict }[],
-    hit: (v: Verdict) => boolean,
-  ) =>
-    console.log(
-      `  ${label.padEnd(44)} ${share(items.map((s) => hit(s.before)))} → ${
-        items[0]?.proposals ? `${share(items.map((s) => hit(s.proposals as Verdict)))} → ` : ''
-      }${share(items.map((s) => hit(s.after)))}`,
+  const line = (label: string, items: { verdicts: Verdict[] }[], hit: (v: Verdict) => boolean) => {
+    const stages = items[0]?.verdicts.length ?? 0
+    const shares = Array.from({ length: stages }, (_, i) =>
+      share(items.map((item) => hit(item.verdicts[i] as Verdict))),
     )
+    console.log(`  ${label.padEnd(44)} ${shares.join(' → ')}`)
+  }
   const accepted = (v: Verdict) => v === 'accepted'
   for (const corpus of ['fsdd', 'ami'] as const)
     line(
@@ -700,7 +750,7 @@ export async function benchRealSpeech(): Promise<void> {
   line('one person accepted, all (aim ≥ 98%)', singles, accepted)
   line(
     `one person accepted, ≥ ${MIN_VERIFIED_SPEECH_SECONDS} s of voiced speech`,
-    singles.filter((s) => s.after !== 'too_short'),
+    singles.filter((s) => s.screen.weakEvidence !== 'too_short'),
     accepted,
   )
   for (const verdict of ['multiple_speakers', 'music_detected', 'too_short', 'too_noisy'] as const)
@@ -738,15 +788,16 @@ export async function benchRealSpeech(): Promise<void> {
     twoVoices,
   )
   // Built another way and never used to choose: held-out fold 1's whole takes (ten digits in one sitting).
-  const whole = wholeTakeClips(takes, 1)
-  const judged = (clips: { audio: Float32Array }[]) =>
-    clips.map((c) => ({
-      before: verdictOf(screenBefore(c.audio)),
-      proposals: verdictOf(screen(c.audio, 1, false)),
-      after: verdictOf(screen(c.audio, 1)),
-    }))
-  line('whole takes, fold 1: one person accepted', judged(whole.one), accepted)
-  line('whole takes, fold 1: two people detected', judged(whole.two), twoVoices)
+  line(
+    'whole takes, fold 1: one person accepted',
+    wholeTakes.filter((c) => c.fold === 1),
+    accepted,
+  )
+  line(
+    'whole takes, fold 1: two people detected',
+    wholePairs.filter((c) => c.fold === 1),
+    twoVoices,
+  )
 
   // Music: synthetic pieces alone, and under one person's speech at −6 dB and −12 dB; the middle column is the
   // screen without the beat (sustained tones only).

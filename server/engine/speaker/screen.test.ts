@@ -5,7 +5,13 @@ import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { mulberry32 } from '../markup/dsp.ts'
 import type { Synthesizer } from '../synthesizer.ts'
-import { CHANGED_VOICE_SCORE, MIN_VERIFIED_SPEECH_SECONDS, screenRecording } from './screen.ts'
+import {
+  CHANGED_VOICE_SCORE,
+  MIN_VERIFIED_SPEECH_SECONDS,
+  SAME_VOICE_SCORE,
+  screenRecording,
+  VOICE_WITHIN_WEIGHT,
+} from './screen.ts'
 import { analyzeSpeech } from './statistics.ts'
 import { concat, silence, speak16k } from './test-audio.ts'
 import { beatStrength, sustainedToneShare } from './tonality.ts'
@@ -67,10 +73,26 @@ describe('screenRecording: evidence', () => {
 describe.skipIf(!realSpeechAvailable())('screenRecording: a change of voice, on real people', () => {
   it('finds two people one after the other whom the window clustering leaves as one voice', async () => {
     const two = joinClips([await spokenDigits('jackson', [0]), await spokenDigits('nicolas', [0])], 0.3)
-    expect(screenRecording(two, { changePoint: false }).speakers).toBe(1)
     const screen = screenRecording(two)
+    // The voices the clustering proposes (if any) pass as one person: only the change point parts them.
+    expect(screen.voiceSimilarity - VOICE_WITHIN_WEIGHT * screen.voiceWithin).toBeGreaterThanOrEqual(
+      SAME_VOICE_SCORE,
+    )
     expect(screen.changeScore).toBeLessThan(CHANGED_VOICE_SCORE)
     expect(screen.speakers).toBe(2)
+  })
+
+  it('hears one person in whole takes that the window clustering splits in two', async () => {
+    for (const take of [1, 3]) {
+      const screen = screenRecording(await spokenDigits('jackson', [take]))
+      // The proposed voices are less alike than the similarity alone allowed (under 0.05 was two people until
+      // 2026-11-28), but each is as unlike itself.
+      expect(screen.voiceSimilarity).toBeLessThan(0.05)
+      expect(screen.voiceSimilarity - VOICE_WITHIN_WEIGHT * screen.voiceWithin).toBeGreaterThanOrEqual(
+        SAME_VOICE_SCORE,
+      )
+      expect(screen.speakers).toBe(1)
+    }
   })
 
   it('hears one person in one person talking', async () => {

@@ -9,8 +9,8 @@
  * Each proposed pair of voices is then compared as a whole with the speaker verifier's model (gmm.ts): each side's
  * voiced frames give a MAP-adapted GMM-UBM mean supervector (Reynolds, Quatieri & Dunn 2000; Campbell, Sturim &
  * Reynolds 2006) after per-clip cepstral mean and variance normalisation, and two sides count as two people only
- * when their supervectors point apart (cosine below SAME_VOICE_SIMILARITY), or when their median pitches lie half
- * an octave apart (DIFFERENT_PITCH_SEMITONES).
+ * when their supervectors point apart, weighed against how alike each side is to itself (SAME_VOICE_SCORE), or when
+ * their median pitches lie half an octave apart (DIFFERENT_PITCH_SEMITONES).
  *
  * The clustering needs a second of speech per voice in whole windows, so it proposes no second voice for many
  * short clips of two people. A change-point check covers them: the clip's voiced frames are split at every point
@@ -51,6 +51,13 @@ export interface RecordingScreen {
   /** Lowest speaker-model similarity between two proposed voices (1 when none was proposed), for the benchmark. */
   voiceSimilarity: number
   /**
+   * How alike the two least alike proposed voices are each to itself: the similarity between the halves of each
+   * voice's frames, the mean over both (1 when none was proposed). For the benchmark.
+   */
+  voiceWithin: number
+  /** Largest gap between proposed voices' median pitches, in semitones (0 when none), for the benchmark. */
+  pitchGap: number
+  /**
    * How far the voice changes at the point where it changes most (a second of voice or more on each side): the
    * speaker-model similarity across that point, less CHANGE_WITHIN_WEIGHT times the similarity within each side;
    * 1 when the clip holds too little. Below CHANGED_VOICE_SCORE it is two people. For the benchmark.
@@ -63,8 +70,6 @@ export interface RecordingScreen {
 export interface ScreenOptions {
   /** Background model of the voice comparison; the benchmark passes one fitted without the speakers it measures. */
   ubm?: Ubm
-  /** The benchmark turns the change-point check off to show the screen without it. */
-  changePoint?: boolean
 }
 
 /** Speech stays under about half of its frames tonal on real recordings; music fills most of its frames. */
@@ -84,11 +89,17 @@ const WINDOWS = { windowSeconds: 1.5, hopSeconds: 0.75 }
 /** A proposed voice needs this many voiced frames for its supervector to mean anything. */
 const MIN_VOICE_FRAMES = 40
 /**
- * Two proposed voices with supervectors this similar or more are one person: the highest threshold accepting 99%
- * of fold 0's one-person clips (0.053), checked on held-out fold 1 (bench/voices-real.ts). One person's proposed
- * voices scored 0.02 to 0.28, two people's mostly −0.15 to 0.02.
+ * How much of two proposed voices' similarity each to itself is taken from their similarity to each other, as for
+ * the change point below: one person whose words vary splits into voices that are unlike each other, but each is
+ * as unlike itself. Chosen on fold 0 by the change point's rule (docs/voices-and-consents.md, "Proposed voices").
  */
-export const SAME_VOICE_SIMILARITY = 0.05
+export const VOICE_WITHIN_WEIGHT = 0.1
+/**
+ * Two proposed voices scoring this or more (similarity less VOICE_WITHIN_WEIGHT × within) are one person: the
+ * highest threshold accepting 99% of fold 0's one-person clips with a second of voice, rounded down to a hundredth,
+ * checked on held-out fold 1 (bench/voices-real.ts). Until 2026-11-28 the similarity alone, at 0.05.
+ */
+export const SAME_VOICE_SCORE = -0.01
 /** Split points of the change-point check lie this many frames apart (a tenth of a second). */
 const CHANGE_STEP_FRAMES = 10
 /**
@@ -109,7 +120,7 @@ export const CHANGED_VOICE_SCORE = -0.06
  * one person's proposed voices differed by at most 4.5 semitones over both folds of real speech, while women's and
  * men's voices lie about 10 semitones apart on average (about 120 Hz against 210 Hz; Titze 1994).
  */
-const DIFFERENT_PITCH_SEMITONES = 6
+export const DIFFERENT_PITCH_SEMITONES = 6
 /**
  * Loud speech frames (98th percentile) must stand this far above the quiet ones (5th percentile); real one-person
  * recordings in meeting rooms and at home stood 29 dB or more above their floor.
@@ -150,13 +161,18 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
     .filter(([, seconds]) => seconds >= MIN_SPEAKER_SECONDS)
     .sort((a, b) => b[1] - a[1])
     .map(([label]) => label)
-  const { similarity: voiceSimilarity, pitchGap } =
-    heard.length >= 2
-      ? compareVoices(options.ubm ?? SPEAKER_MODEL, track, windows, labels, heard)
-      : { similarity: 1, pitchGap: 0 }
-  const change = options.changePoint === false ? null : changeOf(options.ubm ?? SPEAKER_MODEL, track)
+  const {
+    similarity: voiceSimilarity,
+    within: voiceWithin,
+    pitchGap,
+  } = heard.length >= 2
+    ? compareVoices(options.ubm ?? SPEAKER_MODEL, track, windows, labels, heard)
+    : { similarity: 1, within: 1, pitchGap: 0 }
+  const change = changeOf(options.ubm ?? SPEAKER_MODEL, track)
   const changeScore = change ? change.across - CHANGE_WITHIN_WEIGHT * change.within : 1
-  const twoPeople = voiceSimilarity < SAME_VOICE_SIMILARITY || pitchGap >= DIFFERENT_PITCH_SEMITONES
+  const twoPeople =
+    voiceSimilarity - VOICE_WITHIN_WEIGHT * voiceWithin < SAME_VOICE_SCORE ||
+    pitchGap >= DIFFERENT_PITCH_SEMITONES
   // The change point finds a second person the clustering did not propose (it needs a second of speech per voice
   // in whole windows); when it did propose them, their count stands.
   const voices = twoPeople ? heard.length : changeScore < CHANGED_VOICE_SCORE ? 2 : 1
@@ -168,6 +184,8 @@ export function screenRecording(audio16k: Float32Array, options: ScreenOptions =
     beatStrength: beat,
     weakEvidence,
     voiceSimilarity,
+    voiceWithin,
+    pitchGap,
     changeScore,
     change,
   }
@@ -188,8 +206,9 @@ function changeOf(ubm: Ubm, track: SpeechTrack): VoiceChange | null {
 
 /**
  * The lowest cosine similarity between the adapted supervectors of any two proposed voices, each made of the
- * voiced frames its windows speak for (a window speaks for its first hop; the last for all of it), and the largest
- * gap between their median pitches in semitones.
+ * voiced frames its windows speak for (a window speaks for its first hop; the last for all of it), how alike
+ * those two are each to itself (their frames' first and second halves compared, the mean over both), and the
+ * largest gap between the voices' median pitches in semitones.
  */
 function compareVoices(
   ubm: Ubm,
@@ -197,9 +216,9 @@ function compareVoices(
   windows: Window[],
   labels: number[],
   heard: number[],
-): { similarity: number; pitchGap: number } {
+): { similarity: number; within: number; pitchGap: number } {
   const features = clipFeatures(track, MIN_VOICE_FRAMES)
-  if (!features) return { similarity: 1, pitchGap: 0 }
+  if (!features) return { similarity: 1, within: 1, pitchGap: 0 }
   const hop = Math.round(WINDOWS.hopSeconds * FRAMES_PER_SECOND)
   const owner = new Int32Array(track.features.count).fill(-1)
   windows.forEach((w, i) => {
@@ -232,13 +251,23 @@ function compareVoices(
   }
   const voices = heard.flatMap((label) => {
     const mine = rows.get(label) as number[]
-    return mine.length < MIN_VOICE_FRAMES ? [] : [supervector(ubm, gather(mine))]
+    if (mine.length < MIN_VOICE_FRAMES) return []
+    const half = mine.length >> 1
+    const within = cosineSimilarity(
+      supervector(ubm, gather(mine.slice(0, half))),
+      supervector(ubm, gather(mine.slice(half))),
+    )
+    return [{ vector: supervector(ubm, gather(mine)), within }]
   })
   let lowest = 1
+  let within = 1
   for (let i = 0; i < voices.length; i++)
-    for (let j = i + 1; j < voices.length; j++)
-      lowest = Math.min(lowest, cosineSimilarity(voices[i] as Float32Array, voices[j] as Float32Array))
-  return { similarity: lowest, pitchGap }
+    for (let j = i + 1; j < voices.length; j++) {
+      const [a, b] = [voices[i], voices[j]] as [(typeof voices)[number], (typeof voices)[number]]
+      const similarity = cosineSimilarity(a.vector, b.vector)
+      if (similarity < lowest) [lowest, within] = [similarity, (a.within + b.within) / 2]
+    }
+  return { similarity: lowest, within, pitchGap }
 }
 
 /** How far the clip's loud frames stand above its quiet ones, in dB: low when noise fills the pauses. */
