@@ -747,9 +747,11 @@ export async function benchRealSpeech(): Promise<void> {
     singles.filter((s) => s.fold === 1),
     accepted,
   )
-  line('one person accepted, all (aim ≥ 98%)', singles, accepted)
+  line('one person accepted, all', singles, accepted)
+  // The aim is for clips with the evidence to judge: the issue asks for too short a clip to be refused, saying what
+  // to record instead, and the screen refuses those with under MIN_VERIFIED_SPEECH_SECONDS of voice so (too_short).
   line(
-    `one person accepted, ≥ ${MIN_VERIFIED_SPEECH_SECONDS} s of voiced speech`,
+    `one person accepted, ≥ ${MIN_VERIFIED_SPEECH_SECONDS} s of voice (aim ≥ 98%)`,
     singles.filter((s) => s.screen.weakEvidence !== 'too_short'),
     accepted,
   )

@@ -91,7 +91,7 @@ const MIN_VOICE_FRAMES = 40
 /**
  * How much of two proposed voices' similarity each to itself is taken from their similarity to each other, as for
  * the change point below: one person whose words vary splits into voices that are unlike each other, but each is
- * as unlike itself. Chosen on fold 0 by the change point's rule (docs/voices-and-consents.md, "Proposed voices").
+ * as unlike itself. Chosen on fold 0 by the change point's rule (docs/voices-and-consents.md, "Fourth pass").
  */
 export const VOICE_WITHIN_WEIGHT = 0.1
 /**
