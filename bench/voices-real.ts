@@ -529,6 +529,10 @@ function mixUnder(speech: Float32Array, music: Float32Array, db: number): Float3
 /** The consent screen's proposed voices were compared by similarity alone at this value until 2026-11-28. */
 const EARLIER_SAME_VOICE_SIMILARITY = 0.05
 
+/** Whether the proposed voices were two people by the earlier rule (the similarity alone) or by their pitches. */
+const proposedAlone = (s: RecordingScreen) =>
+  s.voiceSimilarity < EARLIER_SAME_VOICE_SIMILARITY || s.pitchGap >= DIFFERENT_PITCH_SEMITONES
+
 /** Whether the proposed voices are two people by the shipped rule (the similarity weighed against each voice's own). */
 const proposedTwo = (s: RecordingScreen) =>
   s.voiceSimilarity - VOICE_WITHIN_WEIGHT * s.voiceWithin < SAME_VOICE_SCORE ||
@@ -544,8 +548,7 @@ const verdictWith = (s: RecordingScreen, twoPeople: boolean): Verdict =>
  * 2026-11-28), and with the proposed voices weighed against their own variation (shipped).
  */
 function stagesOf(audio: Float32Array, screen: RecordingScreen): Verdict[] {
-  const alone =
-    screen.voiceSimilarity < EARLIER_SAME_VOICE_SIMILARITY || screen.pitchGap >= DIFFERENT_PITCH_SEMITONES
+  const alone = proposedAlone(screen)
   return [
     verdictOf(screenBefore(audio)),
     verdictWith(screen, alone),
@@ -609,7 +612,7 @@ function printWeightChoice(
 
 /**
  * A clip's verdicts before (the first screen), by the shipped screen without the beat (music by sustained tones
- * only; in the `proposals` slot of the table's middle column) and by the shipped screen.
+ * only; the table's middle column) and by the shipped screen.
  */
 function musicVerdicts(audio: Float32Array): { verdicts: Verdict[] } {
   const screen = screenRecording(audio)
@@ -698,10 +701,7 @@ export async function benchRealSpeech(): Promise<void> {
       rows: [
         {
           label: `similarity alone, ${EARLIER_SAME_VOICE_SIMILARITY}`,
-          two: (s) =>
-            s.voiceSimilarity < EARLIER_SAME_VOICE_SIMILARITY ||
-            s.pitchGap >= DIFFERENT_PITCH_SEMITONES ||
-            s.changeScore < CHANGED_VOICE_SCORE,
+          two: (s) => proposedAlone(s) || s.changeScore < CHANGED_VOICE_SCORE,
         },
       ],
     },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../markup/dsp.ts'
 import { cosineSimilarity } from './embedder.ts'
-import { GMM_FEATURES, normalizeColumns, supervector, voiceChange } from './gmm.ts'
+import { GMM_FEATURES, normalizeColumns, supervector, supervectorWithHalves, voiceChange } from './gmm.ts'
 import { SPEAKER_MODEL } from './speaker-model.ts'
 
 /** `count` rows of features whose mean moves from `from` to `to` at row `change` (a voice changing), normalised. */
@@ -59,5 +59,18 @@ describe('voiceChange', () => {
 
   it('is null when no split leaves enough rows on both sides', () => {
     expect(voiceChange(SPEAKER_MODEL, rows(150, 75, 4), OPTIONS)).toBeNull()
+  })
+})
+
+describe('supervectorWithHalves', () => {
+  it('equals adapting the whole and each half from scratch', () => {
+    const features = rows(201, 120, 5)
+    const { vector, halves } = supervectorWithHalves(SPEAKER_MODEL, features, 8)
+    const whole = adapt(features, 0, 201)
+    expect(cosineSimilarity(vector, whole)).toBeCloseTo(1, 6)
+    vector.forEach((x, i) => {
+      expect(x).toBeCloseTo(whole[i] as number, 4)
+    })
+    expect(halves).toBeCloseTo(cosineSimilarity(adapt(features, 0, 100), adapt(features, 100, 201)), 5)
   })
 })

@@ -245,6 +245,37 @@ export function supervector(
   return adaptedShifts(ubm, statistics, relevance)
 }
 
+/**
+ * A clip's supervector (as `supervector`) and the cosine similarity between those of its first and second halves
+ * (how much one voice varies within the clip), from one pass of component posteriors: the halves' statistics add
+ * up to the whole's.
+ */
+export function supervectorWithHalves(
+  ubm: Ubm,
+  features: { values: Float64Array; count: number },
+  relevance = RELEVANCE,
+): { vector: Float32Array; halves: number } {
+  const components = componentsOf(ubm)
+  const gammas = allPosteriors(ubm, features)
+  const [first, second] = [emptyStatistics(ubm), emptyStatistics(ubm)]
+  const middle = features.count >> 1
+  for (let n = 0; n < features.count; n++)
+    accumulate(
+      n < middle ? first : second,
+      features.values,
+      n,
+      gammas.subarray(n * components, (n + 1) * components),
+    )
+  const whole: Statistics = {
+    occupancy: first.occupancy.map((x, c) => x + (second.occupancy[c] as number)),
+    firstOrder: first.firstOrder.map((x, i) => x + (second.firstOrder[i] as number)),
+  }
+  return {
+    vector: adaptedShifts(ubm, whole, relevance),
+    halves: cosineSimilarity(adaptedShifts(ubm, first, relevance), adaptedShifts(ubm, second, relevance)),
+  }
+}
+
 /** Where a clip's voice changes most, and how alike each side is to itself. */
 export interface VoiceChange {
   /** Cosine similarity of the adapted supervectors before and after the split point where it is lowest. */

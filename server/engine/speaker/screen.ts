@@ -22,7 +22,14 @@ import { DEFAULT_CLUSTER_THRESHOLD } from '../diarization/classical.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from '../diarization/windows.ts'
 import { cosineSimilarity } from './embedder.ts'
 import { FRAMES_PER_SECOND } from './features.ts'
-import { clipFeatures, GMM_FEATURES, supervector, type Ubm, type VoiceChange, voiceChange } from './gmm.ts'
+import {
+  clipFeatures,
+  GMM_FEATURES,
+  supervectorWithHalves,
+  type Ubm,
+  type VoiceChange,
+  voiceChange,
+} from './gmm.ts'
 import { V2_RELEVANCE } from './gmm-embedder.ts'
 import { SPEAKER_MODEL } from './speaker-model.ts'
 import { analyzeSpeech, type SpeechTrack } from './statistics.ts'
@@ -252,12 +259,8 @@ function compareVoices(
   const voices = heard.flatMap((label) => {
     const mine = rows.get(label) as number[]
     if (mine.length < MIN_VOICE_FRAMES) return []
-    const half = mine.length >> 1
-    const within = cosineSimilarity(
-      supervector(ubm, gather(mine.slice(0, half))),
-      supervector(ubm, gather(mine.slice(half))),
-    )
-    return [{ vector: supervector(ubm, gather(mine)), within }]
+    const { vector, halves } = supervectorWithHalves(ubm, gather(mine))
+    return [{ vector, within: halves }]
   })
   let lowest = 1
   let within = 1
