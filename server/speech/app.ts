@@ -215,10 +215,12 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   app.get('/openapi.json', async () => openApi)
   // A database that does not answer makes the instance unhealthy (503), so a load balancer sends work elsewhere.
   app.get('/health', async (_request, reply) => {
-    const [database, recognition, limitStore] = await Promise.all([
+    const [database, recognition, limitStore, diarization] = await Promise.all([
       pingDatabase(storage.db),
       recognizer.available(),
       pools.health(),
+      // Switched on and its model present and intact (a missing or damaged file makes uploads say `failed`).
+      diarizationEnabled ? (diarizer.available?.() ?? Promise.resolve(true)) : Promise.resolve(false),
     ])
     // Without its shared limits (Redis) the instance refuses new work with 503, so it is unhealthy too.
     const healthy = database.reachable && limitStore.reachable
@@ -228,7 +230,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
       .send({
         status: healthy ? 'ok' : 'unavailable',
         limits: limitStore,
-        engines: { synthesis: true, recognition, diarization: diarizationEnabled },
+        engines: { synthesis: true, recognition, diarization },
         database: {
           backend: storage.dialect,
           reachable: database.reachable,

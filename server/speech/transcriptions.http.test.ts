@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   MAX_TRANSCRIPTION_FILE_BYTES,
   transcriptionJsonSchema,
   transcriptionVerboseJsonSchema,
 } from '../../schema/index.ts'
-import type { Diarizer } from '../engine/diarization/diarizer.ts'
+import { createSegmentationDiarizer } from '../engine/diarization/segmented.ts'
+import { createPyannoteSegmenter, PYANNOTE_MODEL_PATH } from '../engine/segmentation/pyannote.ts'
 import { meetingFile } from '../testing/meetings.ts'
 import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
@@ -18,14 +21,15 @@ let switchedOff: RunningService
 let speech: Buffer
 const MEETING = readFileSync(meetingFile('trn00.wav'))
 
-/** A deployment whose diarizer cannot run: the `failed` status of contract 3. */
-const brokenDiarizer: Diarizer = {
-  diarize: async () => {
-    throw new Error('diarizer model missing')
-  },
-}
+/** A deployment whose segmentation model is damaged (one byte changed): the `failed` status of contract 3. */
+const damaged = mkdtempSync(join(tmpdir(), 'damaged-model-'))
 
 beforeAll(async () => {
+  const model = readFileSync(PYANNOTE_MODEL_PATH)
+  model[model.length >> 1] = (model[model.length >> 1] as number) ^ 0xff
+  writeFileSync(join(damaged, 'model.onnx'), model)
+  const modelPath = join(damaged, 'model.onnx')
+  const brokenDiarizer = createSegmentationDiarizer({ segmenter: createPyannoteSegmenter({ modelPath }) })
   ;[svc, failing, switchedOff] = await Promise.all([
     startSpeechService(),
     startSpeechService({ diarizer: brokenDiarizer }),
@@ -40,6 +44,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await Promise.all([svc.close(), failing.close(), switchedOff.close()])
+  rmSync(damaged, { recursive: true, force: true })
 })
 
 function upload(
@@ -225,7 +230,10 @@ describe('diarization (4.12) on a real meeting recording', () => {
     for (const e of events.slice(0, -1)) expect('diarization' in e).toBe(false)
   }, 180_000)
 
-  it('reports failed, empty speakers and segments, no turns and the diarization_failed warning when the diarizer cannot run', async () => {
+  it('reports failed, empty speakers and segments, no turns and the diarization_failed warning when the model is damaged', async () => {
+    const health = await (await fetch(`${failing.baseUrl}/health`)).json()
+    expect(health.engines).toMatchObject({ recognition: true, diarization: false })
+    expect((await (await fetch(`${svc.baseUrl}/health`)).json()).engines.diarization).toBe(true)
     const res = await upload({ diarization: 'true' }, speech, failing.apiKey, failing)
     expect(res.status).toBe(200)
     const body = transcriptionJsonSchema.parse(await res.json())

@@ -21,7 +21,7 @@ const ENGINE_PROBLEMS: Record<EngineName, { what: string; embeddedFix: string }>
   },
   diarization: {
     what: 'Speaker labels are not available, so transcripts cannot say who is speaking',
-    embeddedFix: `the speaker diarization engine did not start. Look in the studio's log for what it needs, then ${RESTART}.`,
+    embeddedFix: `the speaker segmentation model (server/engine/segmentation/pyannote-segmentation-3.0.int8.onnx) is missing or damaged. Restore it from the repository (git checkout -- server/engine/segmentation), then ${RESTART}.`,
   },
 }
 

@@ -8,7 +8,7 @@ import { concat, silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
-import { createDiarizer } from './index.ts'
+import { createClassicalDiarizer, createDiarizer } from './index.ts'
 import { createOnlineSpeakerTracker } from './online.ts'
 
 const LINES = [
@@ -76,7 +76,7 @@ describe('diarizer', () => {
   }, 60_000)
 
   it('can still label frames by the vote of the window clusters', async () => {
-    const spans = await createDiarizer({ partition: 'windows' }).diarize(dialogue)
+    const spans = await createClassicalDiarizer({ partition: 'windows' }).diarize(dialogue)
     expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
     // Against labelling all of it one speaker, as above (the dialogue's audio varies with the eSpeak worker).
     const oneSpeaker = diarizationError(
@@ -93,7 +93,7 @@ describe('diarizer', () => {
       const meetings = (await loadMeetings()).filter((m) => ['trn03', 'trn05', 'trn06'].includes(m.id))
       const errors = { hmm: 0, windows: 0 }
       for (const partition of ['hmm', 'windows'] as const) {
-        const d = createDiarizer({ partition })
+        const d = createClassicalDiarizer({ partition })
         for (const m of meetings) {
           const numSpeakers = new Set(m.turns.map((t) => t.speaker)).size
           const e = diarizationError(m.turns, await d.diarize(m.audio, { numSpeakers }), m.scored)

@@ -17,5 +17,7 @@ export interface SpeakerCount {
 }
 
 export interface Diarizer {
+  /** Whether its models are present and intact; when false `diarize` rejects (the health report says so). */
+  available?(): Promise<boolean>
   diarize(audio: Float32Array, opts?: SpeakerCount & { signal?: AbortSignal }): Promise<SpeakerSpan[]>
 }

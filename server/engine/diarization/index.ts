@@ -1,5 +1,5 @@
-import { createClassicalDiarizer, type DiarizerOptions } from './classical.ts'
 import type { Diarizer } from './diarizer.ts'
+import { createSegmentationDiarizer, type SegmentationDiarizerOptions } from './segmented.ts'
 
 export {
   type Candidates,
@@ -11,6 +11,14 @@ export { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
 export { type DiarizationError, diarizationError, type Turn } from './der.ts'
 export type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 
-export function createDiarizer(opts: DiarizerOptions = {}): Diarizer {
-  return createClassicalDiarizer(opts)
+export {
+  createSegmentationDiarizer,
+  SEGMENTATION_DEFAULTS,
+  type SegmentationDiarizer,
+  type SegmentationDiarizerOptions,
+} from './segmented.ts'
+
+/** The product's diarizer: the one on the segmentation model (segmented.ts). */
+export function createDiarizer(opts: SegmentationDiarizerOptions = {}): Diarizer {
+  return createSegmentationDiarizer(opts)
 }

@@ -108,7 +108,16 @@ describe('turns', () => {
       name: 'keeps overlapping speech: a segment inside an interjection goes to the turn it overlaps most',
       transcript: [seg(0, 3, 'long first'), seg(3.2, 3.8, 'yeah'), seg(4.5, 6, 'first again')],
       spans: [span(0, 7, 0), span(3.1, 3.9, 1), span(6.5, 8, 0)],
-      turns: [{ speaker: 'speaker_0', start: 0, end: 7, text: 'long first yeah first again' }],
+      turns: [{ speaker: 'speaker_0', start: 0, end: 8, text: 'long first yeah first again' }],
+    },
+    {
+      name: 'passes the floor to the one still talking when the holder stops, each keeping their own words',
+      transcript: [seg(0, 4, 'first speaks'), seg(6, 9, 'second goes on')],
+      spans: [span(0, 5, 0), span(4, 10, 1)],
+      turns: [
+        { speaker: 'speaker_0', start: 0, end: 5, text: 'first speaks' },
+        { speaker: 'speaker_1', start: 5, end: 10, text: 'second goes on' },
+      ],
     },
     {
       name: 'omits turns with a warning when spans exist but no text matches them',

@@ -59,7 +59,9 @@ function overlap(a0: number, a1: number, b0: number, b1: number): number {
  *
  * - `segments`: every usable span (positive length, finite times), sorted by start, numbered from 0, speakers relabelled
  *   `speaker_0`, `speaker_1`, … in order of first appearance.
- * - Speaker turns: consecutive spans of one speaker merged (a turn covers its first span's start to its last span's end).
+ * - Speaker turns: who holds the floor (floorTurns), consecutive stretches of one speaker merged (a turn covers its
+ *   first stretch's start to its last one's end). Where two people talk at once, both keep their segments, and the
+ *   turn stays with the one already speaking.
  * - Each transcript segment goes wholly to the turn it overlaps most (the earlier turn on a tie): no text is duplicated
  *   or lost. Turns that receive no text are left out, and turns of one speaker that become neighbours are merged.
  * - Segments that overlap no turn form one trailing entry with `speaker`, `start` and `end` null.
@@ -86,12 +88,10 @@ export function buildDiarization(
   }))
   const speakers = [...labels.values()].map(speakerLabel)
 
-  const turns: Turn[] = []
-  for (const s of usable) {
-    const last = turns.at(-1)
-    if (last && last.speaker === speakerOf(s)) last.end = Math.max(last.end, s.end)
-    else turns.push({ speaker: speakerOf(s), start: s.start, end: s.end, texts: [] })
-  }
+  const turns: Turn[] = floorTurns(usable.map((s) => ({ ...s, speaker: speakerOf(s) }))).map((t) => ({
+    ...t,
+    texts: [],
+  }))
 
   const texts = transcript.filter((t) => t.text.trim().length > 0)
   const unmatched: string[] = []
@@ -139,4 +139,41 @@ export function buildDiarization(
   if (unmatched.length > 0) out.push({ speaker: null, start: null, end: null, text: unmatched.join(' ') })
   diarization.turns = out
   return { diarization, warnings: [] }
+}
+
+/**
+ * One speaker at a time from spans that may overlap: the floor stays with the speaker holding it while they talk;
+ * when they stop, it passes to whoever is still talking (the one whose span ends last), or to the next to start.
+ * Returns the floor's stretches in time order, neighbours of one speaker merged across pauses.
+ */
+export function floorTurns(
+  spans: readonly SpeakerSpanInput[],
+): { speaker: number; start: number; end: number }[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end)
+  const turns: { speaker: number; start: number; end: number }[] = []
+  let holder: SpeakerSpanInput | null = null
+  let talking: SpeakerSpanInput[] = []
+  const hold = (span: SpeakerSpanInput, from: number) => {
+    const last = turns.at(-1)
+    if (last && last.speaker === span.speaker) last.end = Math.max(last.end, span.end)
+    else turns.push({ speaker: span.speaker, start: from, end: span.end })
+    holder = span
+  }
+  /** The holder's span ends before `time`: the floor passes on at each end until someone talks past `time`. */
+  const handOn = (time: number) => {
+    while (holder && holder.end < time) {
+      const ended: number = holder.end
+      talking = talking.filter((o) => o.end > ended)
+      const next = talking.reduce<SpeakerSpanInput | null>((a, b) => (!a || b.end > a.end ? b : a), null)
+      holder = null
+      if (next) hold(next, ended)
+    }
+  }
+  for (const span of sorted) {
+    handOn(span.start)
+    talking.push(span)
+    if (!holder || (holder as SpeakerSpanInput).speaker === span.speaker) hold(span, span.start)
+  }
+  handOn(Number.POSITIVE_INFINITY)
+  return turns
 }

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { clusterChains } from './chain-clusters.ts'
+import { type LocalSpeakers, speakerCounts } from './local-speakers.ts'
+import { activitySpans, reconstruct } from './reconstruct.ts'
+import { stitch } from './stitch.ts'
+
+/** Windows of 6 frames, 2 local speakers, 3 frames apart; `rows[w][s]` is a string of 0/1 per frame. */
+function local(rows: string[][]): LocalSpeakers {
+  const frames = 6
+  const speakers = 2
+  const activity = rows.map((window) => {
+    const a = new Uint8Array(frames * speakers)
+    window.forEach((bits, s) => {
+      for (let f = 0; f < frames; f++) a[f * speakers + s] = bits[f] === '1' ? 1 : 0
+    })
+    return a
+  })
+  return {
+    segmenter: { frames, speakers, frameStep: 0.1, frameDuration: 0.1 },
+    frames: (rows.length - 1) * 3 + frames,
+    starts: rows.map((_, i) => i * 3),
+    activity,
+  }
+}
+
+describe('stitching local speakers of overlapping windows', () => {
+  it('links speakers whose activity agrees where the windows overlap, across a swap of local numbers', () => {
+    const ls = local([
+      ['111000', '000111'],
+      ['111000', '000111'].reverse(), // window 1 hears the first voice as its local speaker 1
+    ])
+    // Window 0's speaker 1 (frames 3–5) is window 1's speaker 1 (frames 0–2 of it), not its speaker 0.
+    const chains = stitch(ls, 0.3)
+    expect(chains[0 * 2 + 1]).toBe(chains[1 * 2 + 1])
+    expect(chains[0 * 2 + 0]).not.toBe(chains[1 * 2 + 1])
+  })
+
+  it('never puts two speakers of one window in one chain, and leaves silent local speakers out', () => {
+    // Both speakers of window 1 agree with window 0's speaker 0; only one may join it.
+    const ls = local([
+      ['000111', '000000'],
+      ['111000', '111000'],
+    ])
+    const chains = stitch(ls, 0.3)
+    expect(chains[0 * 2 + 1]).toBe(-1)
+    expect(chains[1 * 2 + 0]).not.toBe(chains[1 * 2 + 1])
+    expect([chains[1 * 2 + 0], chains[1 * 2 + 1]]).toContain(chains[0])
+  })
+})
+
+describe('clustering chains', () => {
+  const similarity = [
+    Float64Array.of(1, 0.9, 0.1),
+    Float64Array.of(0.9, 1, 0.2),
+    Float64Array.of(0.1, 0.2, 1),
+  ]
+  const none = [new Uint8Array(3), new Uint8Array(3), new Uint8Array(3)]
+
+  it('joins what scores above the threshold and keeps the rest apart', () => {
+    expect([...clusterChains(similarity, none, { threshold: 0.5 })]).toEqual([0, 0, 1])
+  })
+
+  it('never joins chains heard as different speakers of one window', () => {
+    const apart = [Uint8Array.of(0, 1, 0), Uint8Array.of(1, 0, 0), new Uint8Array(3)]
+    expect(new Set(clusterChains(similarity, apart, { threshold: 0.5 })).size).toBe(3)
+  })
+
+  it('honours a count given, exact, at most or at least', () => {
+    expect(new Set(clusterChains(similarity, none, { threshold: 0.5, numSpeakers: 1 })).size).toBe(1)
+    expect(new Set(clusterChains(similarity, none, { threshold: 0.5, numSpeakers: 3 })).size).toBe(3)
+    expect(new Set(clusterChains(similarity, none, { threshold: 0.5, maxSpeakers: 1 })).size).toBe(1)
+    expect(new Set(clusterChains(similarity, none, { threshold: 0.5, minSpeakers: 3 })).size).toBe(3)
+  })
+})
+
+describe('reconstruction', () => {
+  it('keeps two speakers where the windows hear two, and spans that overlap there', () => {
+    const ls = local([
+      ['111100', '001111'],
+      ['110000', '111111'],
+    ])
+    const labels = Int32Array.of(0, 1, 0, 1)
+    const counts = speakerCounts(ls)
+    const spans = activitySpans(ls, reconstruct(ls, labels, 2, counts), 10, 0)
+    const [a, b] = [spans.filter((s) => s.speaker === 0), spans.filter((s) => s.speaker === 1)]
+    expect(a.some((x) => b.some((y) => x.start < y.end && y.start < x.end))).toBe(true)
+    // Contiguous frames of one speaker are one span.
+    expect(a).toHaveLength(1)
+  })
+})

@@ -1,0 +1,139 @@
+/**
+ * Whether two chains of local speakers are one person, asked of the segmentation model itself: a few seconds of
+ * each, where it speaks alone, are put side by side in one window, and the model says whether it hears one speaker
+ * across both halves or two. Inside one window it tells speakers apart far better than classical statistics of
+ * short segments do (docs/diarization.md), and this works across any gap, not only between overlapping windows.
+ */
+import type { Segmenter } from '../segmentation/segmenter.ts'
+import type { LocalSpeakers } from './local-speakers.ts'
+import { type Activity, frameSample } from './reconstruct.ts'
+import { node } from './stitch.ts'
+
+export interface Excerpt {
+  /** The chain's solo speech, its longest stretches first, then kept in time order. */
+  samples: Float32Array
+  /** Seconds of it. */
+  seconds: number
+}
+
+/**
+ * Where each chain speaks alone, per grid frame: in at least half of the windows that hold the chain and cover the
+ * frame, its local speaker is active there and no other is. Judged window by window, so a chain heard in few windows
+ * keeps its solo speech beside a chain heard in many.
+ */
+export function soloFrames(ls: LocalSpeakers, chains: Int32Array, total: number): Activity {
+  const { frames: perWindow, speakers } = ls.segmenter
+  const votes = new Uint16Array(total * ls.frames)
+  const present = new Uint16Array(total * ls.frames)
+  ls.activity.forEach((a, w) => {
+    const start = ls.starts[w] as number
+    for (let s = 0; s < speakers; s++) {
+      const c = chains[node(ls, w, s)] as number
+      if (c < 0) continue
+      for (let f = 0; f < perWindow; f++) {
+        let others = 0
+        for (let t = 0; t < speakers; t++) if (t !== s) others += a[f * speakers + t] as number
+        const at = c * ls.frames + start + f
+        present[at] = (present[at] as number) + 1
+        if (a[f * speakers + s] && others === 0) votes[at] = (votes[at] as number) + 1
+      }
+    }
+  })
+  const active = Uint8Array.from(votes, (v, i) => (v > 0 && 2 * v >= (present[i] as number) ? 1 : 0))
+  return { speakers: total, frames: ls.frames, active }
+}
+
+/**
+ * Up to `seconds` of each chain's solo speech, built from its longest runs (at least `minRunSeconds` each) so the
+ * model hears whole stretches of voice rather than fragments.
+ */
+export function soloExcerpts(
+  audio: Float32Array,
+  ls: LocalSpeakers,
+  solo: Activity,
+  seconds: number,
+  minRunSeconds: number,
+): Excerpt[] {
+  const { frames, speakers, active } = solo
+  const runs: { start: number; end: number }[][] = Array.from({ length: speakers }, () => [])
+  for (let s = 0; s < speakers; s++) {
+    let open: { start: number; end: number } | null = null
+    for (let g = 0; g < frames; g++) {
+      if (!active[s * frames + g]) continue
+      if (open && open.end === g) open.end = g + 1
+      else {
+        open = { start: g, end: g + 1 }
+        ;(runs[s] as { start: number; end: number }[]).push(open)
+      }
+    }
+  }
+  const step = ls.segmenter.frameStep
+  const minFrames = Math.round(minRunSeconds / step)
+  return runs.map((list) => {
+    const chosen: { start: number; end: number }[] = []
+    let total = 0
+    for (const run of [...list].sort((a, b) => b.end - b.start - (a.end - a.start))) {
+      if (run.end - run.start < minFrames || total >= seconds) break
+      const take = Math.min(run.end - run.start, Math.round((seconds - total) / step))
+      chosen.push({ start: run.start, end: run.start + take })
+      total += take * step
+    }
+    chosen.sort((a, b) => a.start - b.start)
+    const pieces = chosen.map((r) =>
+      audio.subarray(frameSample(ls, r.start), Math.min(audio.length, frameSample(ls, r.end))),
+    )
+    const samples = new Float32Array(pieces.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const p of pieces) {
+      samples.set(p, at)
+      at += p.length
+    }
+    return { samples, seconds: samples.length / 16_000 }
+  })
+}
+
+/**
+ * The probability that two excerpts are one speaker, for each pair asked. Each window alternates them in `parts`
+ * pieces (A B A B … of equal length, as turns of a conversation); the model's local speakers are counted over the A
+ * pieces and over the B pieces, and the score is Σₖ p_A(k)·p_B(k): 1 when one local speaker holds both, 0 when they
+ * share none.
+ */
+export async function sameSpeaker(
+  segmenter: Segmenter,
+  excerpts: readonly Excerpt[],
+  pairs: readonly [number, number][],
+  signal?: AbortSignal,
+  parts = 2,
+): Promise<number[]> {
+  const piece = Math.floor(segmenter.windowSamples / parts)
+  const perSide = Math.ceil(parts / 2)
+  const windows = pairs.map(([a, b]) => {
+    const window = new Float32Array(segmenter.windowSamples)
+    for (let p = 0; p < parts; p++) {
+      const source = (excerpts[p % 2 === 0 ? a : b] as Excerpt).samples
+      // The excerpt is cut into as many pieces as it has turns; a short one is repeated.
+      const share = Math.floor(source.length / perSide)
+      const from = share >= piece ? Math.floor(p / 2) * share : 0
+      const chunk = source.subarray(from, from + Math.min(piece, source.length))
+      window.set(chunk, p * piece + (piece - chunk.length) * (p === 0 ? 1 : 0))
+    }
+    return window
+  })
+  const decoded = await segmenter.segment(windows, signal)
+  const { frames, speakers } = segmenter
+  const pieceFrames = piece / 16_000 / segmenter.frameStep
+  return decoded.map(({ active }) => {
+    const sides = [new Float64Array(speakers), new Float64Array(speakers)]
+    for (let f = 0; f < frames; f++) {
+      const side = sides[Math.min(parts - 1, Math.floor(f / pieceFrames)) % 2] as Float64Array
+      for (let s = 0; s < speakers; s++) side[s] = (side[s] as number) + (active[f * speakers + s] as number)
+    }
+    const [first, second] = sides as [Float64Array, Float64Array]
+    const n1 = first.reduce((x, y) => x + y, 0)
+    const n2 = second.reduce((x, y) => x + y, 0)
+    if (n1 === 0 || n2 === 0) return 0
+    let same = 0
+    for (let s = 0; s < speakers; s++) same += ((first[s] as number) / n1) * ((second[s] as number) / n2)
+    return same
+  })
+}

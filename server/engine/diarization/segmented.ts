@@ -1,0 +1,284 @@
+/**
+ * The diarizer on the segmentation model (docs/diarization.md): speech from Silero VAD and the model together;
+ * 10 s windows a second apart, each decoded to local speakers and overlap; local speakers of overlapping windows
+ * linked where their activity agrees (stitch.ts); the chains that holds compared side by side by the model itself
+ * (reidentify.ts) and grouped (chain-clusters.ts), so a speaker who comes back after a long gap is found again; each
+ * frame then keeps as many speakers as the windows hear (reconstruct.ts). Spans of two speakers overlap where both talk.
+ */
+import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
+import type { Segmenter } from '../segmentation/segmenter.ts'
+import { type DetectOptions, detectSpeech } from '../vad/index.ts'
+import { clusterChains } from './chain-clusters.ts'
+import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
+import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
+import { activitySpans, reconstruct } from './reconstruct.ts'
+import { type Excerpt, sameSpeaker, soloExcerpts, soloFrames } from './reidentify.ts'
+import { node, stitch } from './stitch.ts'
+
+export interface SegmentationDiarizerOptions {
+  segmenter?: Segmenter & { load?: () => Promise<void> }
+  /** Seconds between window starts. */
+  stepSeconds?: number
+  /** Intersection over union from which local speakers of overlapping windows are linked. */
+  minAgreement?: number
+  /** Speech two local speakers must share (seconds, where their windows overlap) to be linked. */
+  minLinkSeconds?: number
+  /** Same-speaker score (0–1) from which chains are one speaker. */
+  threshold?: number
+  /** Solo speech of a chain put before the model when comparing (seconds; at most half a window). */
+  excerptSeconds?: number
+  /** Shortest stretch of solo speech taken into an excerpt. */
+  minRunSeconds?: number
+  /** Chains with less solo speech than this are not compared with each other but joined to the closest speaker. */
+  minChainSeconds?: number
+  /** Speech detection beside the model's own; null: the model's alone. */
+  vad?: DetectOptions | null
+  /** Same-speaker score under which a small chain is a speaker of its own rather than joined to the closest. */
+  ownSpeakerBelow?: number
+  /** How long a chain must be heard (seconds of the recording) to be a speaker of its own. */
+  minSpeakerSeconds?: number
+  /** Gaps in one speaker's speech shorter than this are closed. */
+  bridgeSeconds?: number
+  /** Added to the mean number of local speakers the windows hear before it is rounded to a frame's count. */
+  countOffset?: number
+}
+
+export const SEGMENTATION_DEFAULTS = {
+  stepSeconds: 1,
+  minAgreement: 0.3,
+  minLinkSeconds: 0,
+  threshold: 0.5,
+  excerptSeconds: 5,
+  minRunSeconds: 0.3,
+  minChainSeconds: 1,
+  vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 } as DetectOptions | null,
+  ownSpeakerBelow: 0,
+  minSpeakerSeconds: 2,
+  bridgeSeconds: 0,
+  countOffset: 0,
+}
+
+/** What the diarizer found before the speakers were chosen: for evaluation (oracle linking) and diagnosis. */
+export interface LocalAnalysis {
+  local: LocalSpeakers
+  counts: Uint8Array
+  /** Chain of each local speaker (−1: never active). */
+  chains: Int32Array
+}
+
+export interface SegmentationDiarizer extends Diarizer {
+  analyze(audio: Float32Array, signal?: AbortSignal): Promise<LocalAnalysis>
+  /** Spans from a speaker label per local speaker (−1: none). */
+  spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number): SpeakerSpan[]
+}
+
+export function createSegmentationDiarizer(options: SegmentationDiarizerOptions = {}): SegmentationDiarizer {
+  const config = { ...SEGMENTATION_DEFAULTS, ...options }
+  const segmenter = options.segmenter ?? createPyannoteSegmenter()
+
+  async function analyze(audio: Float32Array, signal?: AbortSignal): Promise<LocalAnalysis> {
+    const speech = config.vad ? await detectSpeech(audio, { ...config.vad, signal }) : []
+    const local = await localSpeakers(audio, segmenter, speech, config, signal)
+    return {
+      local,
+      counts: speakerCounts(local, config.countOffset),
+      chains: stitch(local, config.minAgreement),
+    }
+  }
+
+  function spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number): SpeakerSpan[] {
+    const speakers = Math.max(0, ...labels) + 1
+    const activity = reconstruct(analysis.local, labels, speakers, analysis.counts)
+    return activitySpans(analysis.local, activity, duration, config.bridgeSeconds)
+  }
+
+  return {
+    analyze,
+    spansOf,
+    async available() {
+      try {
+        await segmenter.load?.()
+        return true
+      } catch {
+        return false
+      }
+    },
+    async diarize(audio, opts = {}) {
+      checkCount(opts)
+      const analysis = await analyze(audio, opts.signal)
+      const labels = await speakerLabels(audio, analysis, opts, opts.signal)
+      return spansOf(analysis, labels, audio.length / RATE)
+    },
+  }
+
+  /** The recording's speaker of each local speaker. */
+  async function speakerLabels(
+    audio: Float32Array,
+    analysis: LocalAnalysis,
+    count: SpeakerCount,
+    signal?: AbortSignal,
+  ): Promise<Int32Array> {
+    const { local, chains } = analysis
+    const total = Math.max(-1, ...chains) + 1
+    if (total === 0) return chains
+    const solo = soloFrames(local, chains, total)
+    const excerpts = soloExcerpts(audio, local, solo, config.excerptSeconds, config.minRunSeconds)
+    const apart = chainsApart(local, chains, total)
+    const large = excerpts.flatMap((e, c) => (e.seconds >= config.minChainSeconds ? [c] : []))
+    const compared = large.length > 0 ? large : [longest(excerpts)]
+    const pairs: [number, number][] = []
+    for (let i = 0; i < compared.length; i++)
+      for (let j = i + 1; j < compared.length; j++) {
+        const [a, b] = [compared[i] as number, compared[j] as number]
+        if (!(apart[a] as Uint8Array)[b]) pairs.push([a, b])
+      }
+    const scores = await sameSpeaker(segmenter, excerpts, pairs, signal)
+    const index = new Map(compared.map((c, i) => [c, i]))
+    const similarity = compared.map(() => new Float64Array(compared.length).fill(Number.NaN))
+    pairs.forEach(([a, b], p) => {
+      const [i, j] = [index.get(a) as number, index.get(b) as number]
+      ;(similarity[i] as Float64Array)[j] = scores[p] as number
+      ;(similarity[j] as Float64Array)[i] = scores[p] as number
+    })
+    const apartCompared = compared.map((a) =>
+      Uint8Array.from(compared, (b) => (apart[a] as Uint8Array)[b] as number),
+    )
+    const clusterOf = clusterChains(similarity, apartCompared, { ...count, threshold: config.threshold })
+    const speakerOfChain = new Int32Array(total).fill(-1)
+    compared.forEach((c, i) => {
+      speakerOfChain[c] = clusterOf[i] as number
+    })
+    const activeSeconds = chainSeconds(analysis, total)
+    const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
+    await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, wanted, signal)
+    const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
+    return splitToCount(local, labels, wanted)
+  }
+
+  /**
+   * Each chain too small to be compared with the others, the most active first, goes to a speaker it never shared a
+   * window with as another local speaker: the one whose longest chain the model finds most like it when it has solo
+   * speech to compare (unless that scores under `ownSpeakerBelow`), else the most active such speaker. A chain every
+   * speaker shared a window with (someone who talks mostly over others) is a speaker of its own when it is active
+   * for `minSpeakerSeconds`, and is left out when shorter.
+   */
+  async function joinSmallChains(
+    excerpts: Excerpt[],
+    compared: number[],
+    speakerOfChain: Int32Array,
+    apart: Uint8Array[],
+    activeSeconds: Float64Array,
+    wanted: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const members = new Map<number, number[]>()
+    for (const c of compared)
+      members.set(speakerOfChain[c] as number, [...(members.get(speakerOfChain[c] as number) ?? []), c])
+    const talk = (speaker: number) =>
+      (members.get(speaker) ?? []).reduce((t, c) => t + (activeSeconds[c] as number), 0)
+    const small = excerpts
+      .map((_, c) => c)
+      .filter((c) => (speakerOfChain[c] as number) < 0)
+      .sort((a, b) => (activeSeconds[b] as number) - (activeSeconds[a] as number))
+    for (const c of small) {
+      const feasible = [...members.keys()].filter((speaker) =>
+        (members.get(speaker) as number[]).every((other) => !(apart[c] as Uint8Array)[other]),
+      )
+      let speaker: number | undefined
+      // Short of the count asked for, the most active of the small chains are speakers of their own.
+      if (members.size < wanted) speaker = Math.max(-1, ...members.keys()) + 1
+      else if (feasible.length > 0 && (excerpts[c] as Excerpt).seconds >= config.minRunSeconds) {
+        const representatives = feasible.map((f) =>
+          (members.get(f) as number[]).reduce((a, b) =>
+            (excerpts[b] as Excerpt).seconds > (excerpts[a] as Excerpt).seconds ? b : a,
+          ),
+        )
+        const scores = await sameSpeaker(
+          segmenter,
+          excerpts,
+          representatives.map((r) => [c, r] as [number, number]),
+          signal,
+        )
+        const best = scores.reduce((a, x, i) => (x > (scores[a] as number) ? i : a), 0)
+        if ((scores[best] as number) >= config.ownSpeakerBelow) speaker = feasible[best]
+      } else if (feasible.length > 0) {
+        speaker = feasible.reduce((a, b) => (talk(b) > talk(a) ? b : a))
+      }
+      if (speaker === undefined) {
+        if ((activeSeconds[c] as number) < config.minSpeakerSeconds) continue
+        speaker = Math.max(-1, ...members.keys()) + 1
+      }
+      speakerOfChain[c] = speaker
+      members.set(speaker, [...(members.get(speaker) ?? []), c])
+    }
+  }
+}
+
+/**
+ * A caller's count above the speakers heard: the speaker heard in most windows is split in time, its local speakers
+ * in the later half of those windows made a new speaker, until the count is reached or nobody can be split.
+ */
+export function splitToCount(local: LocalSpeakers, labels: Int32Array, wanted: number): Int32Array {
+  const out = labels.slice()
+  const k = local.segmenter.speakers
+  let speakers = Math.max(-1, ...out) + 1
+  while (speakers > 0 && speakers < wanted) {
+    const windowsOf = Array.from({ length: speakers }, () => [] as number[])
+    for (let n = 0; n < out.length; n++) if ((out[n] as number) >= 0) windowsOf[out[n] as number]?.push(n)
+    const widest = windowsOf.reduce((a, b, i) => (b.length > (windowsOf[a] as number[]).length ? i : a), 0)
+    const nodes = windowsOf[widest] as number[]
+    if (nodes.length < 2) break
+    const middle = Math.floor((nodes[Math.floor(nodes.length / 2)] as number) / k)
+    for (const n of nodes) if (Math.floor(n / k) >= middle) out[n] = speakers
+    speakers++
+  }
+  return out
+}
+
+/** `apart[a][b]` = 1 when chains a and b are different local speakers of one window. */
+function chainsApart(local: LocalSpeakers, chains: Int32Array, total: number): Uint8Array[] {
+  const apart = Array.from({ length: total }, () => new Uint8Array(total))
+  const k = local.segmenter.speakers
+  for (let w = 0; w < local.activity.length; w++)
+    for (let s = 0; s < k; s++)
+      for (let t = s + 1; t < k; t++) {
+        const a = chains[node(local, w, s)] as number
+        const b = chains[node(local, w, t)] as number
+        if (a < 0 || b < 0) continue
+        ;(apart[a] as Uint8Array)[b] = 1
+        ;(apart[b] as Uint8Array)[a] = 1
+      }
+  return apart
+}
+
+/** How long each chain is heard in the recording were each chain a speaker (reconstruct.ts), in seconds. */
+function chainSeconds(analysis: LocalAnalysis, total: number): Float64Array {
+  const { local, chains, counts } = analysis
+  const activity = reconstruct(local, chains, total, counts)
+  const seconds = new Float64Array(total)
+  for (let c = 0; c < total; c++) {
+    let on = 0
+    for (let g = 0; g < activity.frames; g++) on += activity.active[c * activity.frames + g] as number
+    seconds[c] = on * local.segmenter.frameStep
+  }
+  return seconds
+}
+
+function longest(excerpts: Excerpt[]): number {
+  let best = 0
+  excerpts.forEach((e, c) => {
+    if (e.seconds > (excerpts[best] as Excerpt).seconds) best = c
+  })
+  return best
+}
+
+function checkCount(opts: SpeakerCount): void {
+  const { numSpeakers, minSpeakers, maxSpeakers } = opts
+  if (numSpeakers !== undefined && (minSpeakers !== undefined || maxSpeakers !== undefined))
+    throw new RangeError('numSpeakers cannot be combined with minSpeakers or maxSpeakers')
+  for (const value of [numSpeakers, minSpeakers, maxSpeakers])
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new RangeError('speaker counts must be positive integers')
+  if (minSpeakers !== undefined && maxSpeakers !== undefined && minSpeakers > maxSpeakers)
+    throw new RangeError('minSpeakers exceeds maxSpeakers')
+}
