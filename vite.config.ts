@@ -2,21 +2,69 @@ import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vitest/config'
 
 /**
- * Tests of what the studio backend and the speech service keep: run once on SQLite (default) and once on PostgreSQL
- * (`postgres`).
+ * The suites the `postgres` project runs a second time, on PostgreSQL (and with the speech limits in Redis): those whose
+ * subject is what is kept. Every other suite runs once, on SQLite, in `integration` — recognition, streaming, formats
+ * and limits do not change with the database. A new `*.http.test.ts`, `*.ws.test.ts` or store test under server/ must
+ * be named in one of the two tables (server/postgres-suites.test.ts fails otherwise), with why.
  */
-const STORAGE_SUITES = [
-  'server/storage/**/*.test.ts',
-  'server/studio/**/*.http.test.ts',
-  'server/studio/**/*.ws.test.ts',
-  'server/studio/users-cli.test.ts',
-  'server/studio/live-recorder.test.ts',
-  'server/studio/store/*.test.ts',
-  // The speech service's stores and every suite that talks to it over HTTP or WebSocket (server/testing/speech-database.ts).
-  'server/speech/store/*.test.ts',
-  'server/speech/**/*.http.test.ts',
-  'server/speech/**/*.ws.test.ts',
-]
+export const ON_POSTGRES: Record<string, string> = {
+  'server/storage/storage.test.ts':
+    'the storage layer itself: unreachable database, connections cut, migrations',
+  'server/storage/blobs.test.ts': 'chunked blobs in the database',
+  'server/studio/store/stores.test.ts':
+    "the studio's stores: several instances, case-insensitive names, revisions",
+  'server/studio/users-cli.test.ts': 'the users CLI writes users into the database',
+  'server/studio/live-recorder.test.ts': 'a live session saved as a stored transcript with its audio',
+  'server/studio/audit.http.test.ts': 'the audit trail is stored rows',
+  'server/studio/scripts.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
+  'server/studio/takes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
+  'server/studio/transcripts.http.test.ts': 'saved transcripts with their audio, label edits on a revision',
+  'server/studio/studio.http.test.ts':
+    'users and sessions kept in the database: sign-in, sign-out, revocation',
+  'server/studio/fuzz.http.test.ts':
+    'hostile text (NUL, control characters) reaching the stores, refused differently',
+  'server/speech/store/keys.test.ts': 'the key store',
+  'server/speech/store/adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
+  'server/speech/store/voices-crash.test.ts':
+    'voice and consent rows and audio under SIGKILL, one transaction each',
+  'server/speech/database.http.test.ts':
+    'the service with its database reported, and cut off (PostgreSQL only)',
+  'server/speech/voices.http.test.ts': 'consents and voices: stored, listed, paged, deleted with their audio',
+  'server/speech/key-rules.http.test.ts': 'the keys CLI and ephemeral keys deleted from the store',
+  'server/speech/redirect.http.test.ts':
+    'continuations stored, served once by another instance on the database',
+  'server/speech/limits.http.test.ts': 'the slots kept in Redis for one instance, as with REDIS_URL',
+  'server/speech/slot-leases.http.test.ts': 'slot leases in Redis; a stored voice prepared again',
+  'server/speech/fuzz.http.test.ts':
+    'hostile values (NUL, lone surrogates) reaching the stores, refused differently',
+}
+/** Suites that run on SQLite only, each with why the database is not their subject. */
+export const SQLITE_ONLY: Record<string, string> = {
+  'server/studio/redirect.http.test.ts':
+    "the proxy's rewriting of a continuation (stored: speech redirect suite)",
+  'server/studio/security.http.test.ts': 'Host and Origin checks, CSRF, in-process sign-in limits, headers',
+  'server/studio/server-timing.http.test.ts': 'timing headers on a proxied stream',
+  'server/studio/upstream-abort.http.test.ts': 'a cancelled request ending at the service',
+  'server/studio/tts-live.ws.test.ts': 'live text through the socket bridge',
+  'server/speech/client-secrets.http.test.ts':
+    'secret minting and WebRTC signalling (ephemeral keys: key store)',
+  'server/speech/cloning.http.test.ts': 'one-request cloning, never stored',
+  'server/speech/duration.http.test.ts': 'the request duration limit',
+  'server/speech/formats.http.test.ts': 'response formats and encoders',
+  'server/speech/hardening.http.test.ts': 'multipart parsing, router errors, aborted clients, file modes',
+  'server/speech/openai-sdk.http.test.ts': 'the OpenAI SDK against the speech route',
+  'server/speech/openapi.http.test.ts': 'the published OpenAPI document',
+  'server/speech/speech.http.test.ts': 'speech synthesis and its errors (keys: key store, key-rules)',
+  'server/speech/transcriptions.http.test.ts': 'upload recognition and diarization (jobs: the cluster suite)',
+  'server/speech/voices-real.http.test.ts': 'speaker verification quality on real recordings',
+  'server/speech/warm-up.http.test.ts': 'the engine warm-up',
+  'server/speech/stt-realtime.ws.test.ts': 'realtime recognition, turn detection, diarization, capacity',
+  'server/speech/tts-realtime.ws.test.ts': 'the text-input socket (stored voices: voices suite)',
+  'server/speech/realtime/early-words.ws.test.ts': 'live words while a turn goes on',
+  'server/speech/transcripts/segments.http.test.ts': 'segment and subtitle sizes',
+  'server/speech/transcripts/speakers.http.test.ts': 'who spoke when on real people (the diarizer)',
+}
+const STORAGE_SUITES = Object.keys(ON_POSTGRES)
 /** Several backend instances on one PostgreSQL and one Redis: only in the `postgres` project. */
 const CLUSTER_SUITES = ['server/**/*.cluster.test.ts']
 
@@ -35,6 +83,9 @@ const INTEGRATION_BY_NAME = [
   '**/*.ws.test.ts',
   '**/*.listening.test.ts',
   ...STORAGE_SUITES,
+  'server/storage/**/*.test.ts',
+  'server/studio/store/*.test.ts',
+  'server/speech/store/*.test.ts',
   // Child processes: ffmpeg makes the codec fixtures, PocketSphinx is a subprocess, the CLI and crash tests run tsx,
   // the lint test runs Biome.
   'server/engine/codecs/decode.test.ts',
@@ -49,6 +100,7 @@ const INTEGRATION_BY_NAME = [
   'server/studio/retry.test.ts',
   // Real recordings: the AMI meeting excerpts and the FSDD speakers (server/testing/meetings.ts, speakers.ts).
   'server/engine/diarization/diarizer.test.ts',
+  'server/engine/diarization/segmented.test.ts',
   'server/engine/speaker/speaker.test.ts',
   // An eSpeak worker pool synthesizing real speech: seconds each (time-stretch and cloning about 20 s).
   'server/engine/speak.test.ts',
