@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { memo, useEffect, useRef } from 'react'
+import { memo, useEffect, useMemo, useRef } from 'react'
 import { Enriched } from './Enriched.tsx'
 import {
   colorOf,
@@ -8,9 +8,11 @@ import {
   nameOf,
   newSpeakerId,
   reassign,
+  regionsOf,
   speakerOf,
   unsplit,
 } from './labels.ts'
+import { type Overlap, overlapNote, overlapsOf } from './overlaps.ts'
 import { type OpenTranscript, useReview } from './review-store.ts'
 import { clock, type Entry } from './turns.ts'
 
@@ -18,16 +20,27 @@ import { clock, type Entry } from './turns.ts'
 const ESTIMATED_ROW_PX = 76
 /** After the reviewer scrolls the list, it stops following the playhead for this long. */
 const FOLLOW_PAUSE_MS = 4000
+const NO_OVERLAPS: Overlap[] = []
 
 /**
  * The turns, virtualized: only the rows in view (and a few around) exist in the DOM, so a 5,000-turn transcript
  * renders as fast as a short one. Each row reads whether it is the current turn for itself, so the playhead moving on
- * re-renders two rows; the list scrolls to keep the current turn in view unless the reviewer has just scrolled.
+ * re-renders two rows; the list scrolls to keep the current turn in view unless the reviewer has just scrolled. A row
+ * during which another speaker talks at the same time says who and when (overlaps.ts).
  */
 export function TurnList({ open }: { open: OpenTranscript }) {
   const scrollRef = useRef<HTMLElement>(null)
   const userScrolledAt = useRef(0)
   const entries = open.rows
+  const edits = useReview((s) => s.edits)
+  const overlaps = useMemo(
+    () =>
+      overlapsOf(
+        entries.map((e) => ({ start: e.start, end: e.end, speaker: speakerOf(edits, e) })),
+        regionsOf(open.transcript.result, open.entries, edits),
+      ),
+    [entries, open.transcript.result, open.entries, edits],
+  )
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
@@ -83,6 +96,7 @@ export function TurnList({ open }: { open: OpenTranscript }) {
               start={item.start}
               measure={virtualizer.measureElement}
               speakers={open.speakers}
+              overlaps={overlaps[item.index] ?? NO_OVERLAPS}
             />
           )
         })}
@@ -98,6 +112,7 @@ const TurnRow = memo(function TurnRow({
   start,
   measure,
   speakers,
+  overlaps,
 }: {
   entry: Entry
   position: number
@@ -105,6 +120,8 @@ const TurnRow = memo(function TurnRow({
   start: number
   measure: (el: Element | null) => void
   speakers: string[]
+  /** Other speakers talking at the same time as this row's. */
+  overlaps: Overlap[]
 }) {
   const isCurrent = useReview((s) => s.current === position)
   const edits = useReview((s) => s.edits)
@@ -124,6 +141,7 @@ const TurnRow = memo(function TurnRow({
       data-turn={entry.index}
       data-part={part > 0 ? part : undefined}
       data-start={entry.start ?? undefined}
+      data-overlaps={overlaps.length > 0 ? overlaps.length : undefined}
       className={`turn${isCurrent ? ' turn-current' : ''}`}
       aria-current={isCurrent ? 'true' : undefined}
       aria-setsize={total}
@@ -181,6 +199,14 @@ const TurnRow = memo(function TurnRow({
           </button>
         )}
       </div>
+      {overlaps.length > 0 && (
+        <p className="turn-overlap">
+          <span className="turn-overlap-mark" aria-hidden="true">
+            ⇄
+          </span>{' '}
+          {overlapNote(overlaps, (id) => nameOf(edits, id))}
+        </p>
+      )}
       <p className="turn-text">
         <Enriched text={entry.text} />
       </p>

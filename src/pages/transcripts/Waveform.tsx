@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react'
 import WaveSurfer from 'wavesurfer.js'
 import RegionsPlugin, { type Region } from 'wavesurfer.js/dist/plugins/regions.esm.js'
 import { colorOf, nameOf, regionsInView, regionsOf } from './labels.ts'
+import { lanesOf } from './overlaps.ts'
 import { type OpenTranscript, useReview } from './review-store.ts'
 import { timeAtX } from './turns.ts'
 
@@ -14,11 +15,28 @@ function fill(hex: string): string {
 export const MAX_ZOOM = 200
 /** A region narrower than this many pixels is coalesced with its neighbours (see regionsInView). */
 const REGION_MIN_PX = 3
+/** The waveform's height; with many speakers it grows so each speaker's row keeps this much at least. */
+const WAVE_HEIGHT_PX = 104
+const LANE_MIN_PX = 24
+
+function waveHeight(lanes: number): number {
+  return Math.max(WAVE_HEIGHT_PX, lanes * LANE_MIN_PX)
+}
+
+/** Places a region in its speaker's row (all the height with one row). */
+function placeInLane(region: Region, lane: number, lanes: number) {
+  const style = region.element?.style
+  if (!style) return
+  const share = 100 / Math.max(1, lanes)
+  style.top = `${Math.max(0, lane) * share}%`
+  style.height = `${share}%`
+}
 
 /**
  * The recording's waveform (wavesurfer.js), drawn from the stored peaks so a long recording is never decoded, with one
- * region per diarization span in its speaker's colour (after merges, reassignments and splits). Clicking the waveform
- * or a region seeks to the time clicked; the waveform is the review's player.
+ * region per diarization span in its speaker's colour (after merges, reassignments and splits), each speaker in a row
+ * of their own named at its left, so overlapping speech shows as two rows coloured at once. Clicking the waveform or a
+ * region seeks to the time clicked; the waveform is the review's player.
  */
 export function Waveform({ open }: { open: OpenTranscript }) {
   const containerRef = useRef<HTMLDivElement>(null)
@@ -46,7 +64,7 @@ export function Waveform({ open }: { open: OpenTranscript }) {
     const ws = WaveSurfer.create({
       container,
       media,
-      height: 104,
+      height: WAVE_HEIGHT_PX,
       waveColor: '#8a94a3',
       progressColor: '#1f4e79',
       cursorColor: '#c2410c',
@@ -98,6 +116,11 @@ export function Waveform({ open }: { open: OpenTranscript }) {
     () => regionsOf(transcript.result, open.entries, edits).sort((a, b) => a.start - b.start),
     [transcript.result, open.entries, edits],
   )
+  const lanes = useMemo(() => lanesOf(open.speakers, allRegions), [open.speakers, allRegions])
+  const height = waveHeight(lanes.length)
+  useEffect(() => {
+    surfer?.setOptions({ height })
+  }, [surfer, height])
   useEffect(() => {
     const regions = regionsRef.current
     if (!surfer || !regions) return
@@ -129,6 +152,7 @@ export function Waveform({ open }: { open: OpenTranscript }) {
       }
       for (const r of wanted) {
         const color = fill(colorOf(open.speakers, r.speaker))
+        const lane = lanes.indexOf(r.speaker)
         const existing = regions.byId.get(r.id)
         if (!existing) {
           const region = regions.plugin.addRegion({
@@ -140,12 +164,14 @@ export function Waveform({ open }: { open: OpenTranscript }) {
             resize: false,
           })
           region.element?.setAttribute('title', nameOf(edits, r.speaker))
+          placeInLane(region, lane, lanes.length)
           regions.byId.set(r.id, region)
         } else {
           if (existing.start !== r.start || existing.end !== r.end)
             existing.setOptions({ start: r.start, end: r.end })
           if (existing.color !== color) existing.setOptions({ color })
           existing.element?.setAttribute('title', nameOf(edits, r.speaker))
+          placeInLane(existing, lane, lanes.length)
         }
       }
     }
@@ -158,7 +184,7 @@ export function Waveform({ open }: { open: OpenTranscript }) {
       if (frame) cancelAnimationFrame(frame)
       for (const off of offs) off()
     }
-  }, [surfer, allRegions, edits, open.speakers])
+  }, [surfer, allRegions, edits, open.speakers, lanes])
 
   useEffect(() => {
     if (surfer?.getDecodedData()) surfer.zoom(zoom)
@@ -171,10 +197,33 @@ export function Waveform({ open }: { open: OpenTranscript }) {
       <audio ref={audioRef} src={transcript.audio_url} preload="auto" />
       <figure className="waveform-figure">
         <div ref={containerRef} className="waveform" />
+        {lanes.length > 1 && (
+          // The rows' names over the waveform's left edge, for the eye; the key below says the same in words.
+          <ol className="lane-labels" aria-hidden="true" style={{ height }}>
+            {lanes.map((id, i) => (
+              <li
+                key={id ?? '@nobody'}
+                style={{
+                  top: `${(i * 100) / lanes.length}%`,
+                  borderLeftColor: colorOf(open.speakers, id),
+                }}
+              >
+                {nameOf(edits, id)}
+              </li>
+            ))}
+          </ol>
+        )}
         <figcaption className="visually-hidden">
-          Waveform of the recording: click to seek; coloured regions are the speakers' spans.
+          Waveform of the recording: click to seek; coloured regions are the speakers' spans
+          {lanes.length > 1 ? ', one row per speaker.' : '.'}
         </figcaption>
       </figure>
+      {lanes.length > 1 && (
+        <p className="muted lane-key" data-testid="lane-key">
+          One row per speaker, from the top: {lanes.map((id) => nameOf(edits, id)).join(', ')}. Two rows
+          coloured at the same moment are two people talking at once; the turn then says who else is speaking.
+        </p>
+      )}
       {!ready && <p className="muted">Measuring the waveform…</p>}
       {error && (
         <p role="alert" className="form-error">

@@ -299,8 +299,10 @@ export interface SpeakerRegion {
 
 /**
  * One region per diarization span, coloured by the speaker it shows after edits. A span belongs to the turn it
- * overlaps most (a span straddling a turn boundary goes wholly to one side); when that turn was reassigned the span
- * follows it, otherwise it keeps its own speaker through merges.
+ * overlaps most (a span straddling a turn boundary goes wholly to one side); when that turn was reassigned or split
+ * the span follows it, otherwise it keeps its own speaker through merges. A span of another speaker than its turn's
+ * that overlaps a span of someone else is that speaker talking at the same time as the turn's (overlapping speech,
+ * docs/transcription.md): it keeps its own speaker whatever is done to the turn.
  */
 export function regionsOf(
   result: StoredResult,
@@ -311,8 +313,17 @@ export function regionsOf(
   const splits = edits.splits ?? {}
   const edited = Object.keys(edits.turns).length + Object.keys(splits).length > 0
   const owners = edited ? attributeSpans(spans, entries) : []
+  const speakerOfEntry = new Map(entries.map((e) => [e.index, e.speaker]))
+  const overlapped = edited ? overlappedSpans(spans) : []
   return spans.flatMap((s, i) => {
-    const owner = owners[i]
+    const attributed = owners[i]
+    const owner =
+      attributed !== null &&
+      attributed !== undefined &&
+      overlapped[i] &&
+      speakerOfEntry.get(attributed) !== s.speaker
+        ? null
+        : attributed
     const key = owner === null || owner === undefined ? null : String(owner)
     const id = `span-${s.id ?? i}`
     const own =
@@ -345,6 +356,24 @@ export function regionsOf(
   })
 }
 
+/** For each span, whether a span of another speaker overlaps it. Spans may come in any order. */
+function overlappedSpans(spans: ReadonlyArray<{ start: number; end: number; speaker: string }>): boolean[] {
+  const order = spans.map((_s, i) => i).sort((a, b) => (spans[a]?.start ?? 0) - (spans[b]?.start ?? 0))
+  const out = spans.map(() => false)
+  for (let p = 0; p < order.length; p++) {
+    const a = spans[order[p] as number] as (typeof spans)[number]
+    for (let q = p + 1; q < order.length; q++) {
+      const b = spans[order[q] as number] as (typeof spans)[number]
+      if (b.start >= a.end) break
+      if (b.speaker !== a.speaker) {
+        out[order[p] as number] = true
+        out[order[q] as number] = true
+      }
+    }
+  }
+  return out
+}
+
 /** The label map of the JSON export: every original speaker → the name it reads as after edits. */
 export function labelMap(all: readonly string[], edits: LabelEdits): Record<string, string> {
   return Object.fromEntries(all.map((id) => [id, nameOf(edits, resolveSpeaker(edits, id))]))
@@ -354,8 +383,9 @@ export function labelMap(all: readonly string[], edits: LabelEdits): Record<stri
  * The regions worth drawing for the time window [from, to] when at most `budget` fit: the spans in the window as they
  * are when there are few enough, otherwise coalesced into `budget` equal bins, each showing the speaker who talks
  * most in it, with neighbouring bins of one speaker joined. A 2-hour recording seen whole then gets a few hundred
- * regions instead of ten thousand sub-pixel ones; zoomed in, every span is its own region again. `regions` must be
- * sorted by start.
+ * regions instead of ten thousand sub-pixel ones; zoomed in, every span is its own region again. Where someone else
+ * talks for half a bin or more too (which only overlapping speech can do), their bin is drawn as well. `regions` must be sorted by start;
+ * the answer is in bin order.
  */
 export function regionsInView(
   regions: readonly SpeakerRegion[],
@@ -377,6 +407,8 @@ export function regionsInView(
     }
   }
   const out: SpeakerRegion[] = []
+  /** Each speaker's last bin region, to join the next bin of theirs onto. */
+  const last = new Map<string | null, SpeakerRegion>()
   for (let b = 0; b < bins; b++) {
     let best: string | null = null
     let most = 0
@@ -388,10 +420,22 @@ export function regionsInView(
     }
     if (most === 0) continue
     const start = from + b * width
-    const previous = out.at(-1)
-    if (previous && previous.speaker === best && Math.abs(previous.end - start) < width / 1000)
-      previous.end = start + width
-    else out.push({ id: `bin-${b}-${start.toFixed(3)}`, start, end: start + width, speaker: best })
+    // Besides the speaker talking most, anyone else talking for half the bin or more: two people at once stay
+    // visible in their own rows of the waveform.
+    for (const [speaker, seconds] of talk[b] ?? []) {
+      if (speaker !== best && seconds < width * OTHER_SPEAKER_SHARE) continue
+      const previous = last.get(speaker)
+      if (previous && Math.abs(previous.end - start) < width / 1000) previous.end = start + width
+      else {
+        const id = `bin-${b}-${start.toFixed(3)}${speaker === best ? '' : `-${speaker}`}`
+        const region = { id, start, end: start + width, speaker }
+        out.push(region)
+        last.set(speaker, region)
+      }
+    }
   }
   return out
 }
+
+/** The share of a coalesced bin that a speaker other than the one talking most must talk to be drawn in it. */
+const OTHER_SPEAKER_SHARE = 0.5
