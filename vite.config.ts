@@ -119,6 +119,9 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default on 2 cores is one file at a time (cores − 1). Most integration files spend their time waiting
+    // on real time (audio streamed at its pace, heartbeats, child processes starting), so two at once on 2 cores.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
