@@ -4,7 +4,8 @@
  * 1. Real-time factor (wall seconds per audio second; below 1 is faster than real time) of recognition (an upload
  *    without diarization), of diarization (the diarizer alone) and of an upload with both, for a 30 s file (trn00)
  *    and a 10 min file (trn00…trn09 joined, twice), with the peak memory of the process and its children
- *    (PocketSphinx runs as a subprocess).
+ *    (PocketSphinx runs as a subprocess); then the diarizer alone on 12 and 60 min recordings with known truth
+ *    (bench/long-recording.ts: the excerpts with FSDD turns between them), with its DER there.
  * 2. Realtime sessions with diarization: the excerpts streamed at real-time pace in 100 ms appends. Live words: each
  *    word's delay from the moment it has been spoken (the end of the word in the excerpt, placed by decoding the whole
  *    excerpt offline: the known positions) to its first appearance in a delta, over the live words that align with the
@@ -21,11 +22,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
-import { createDiarizer } from '../server/engine/diarization/index.ts'
+import { createDiarizer, diarizationError } from '../server/engine/diarization/index.ts'
 import { createPocketSphinxRecognizer, type RecognizedWord } from '../server/engine/recognition/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
+import { longRecording } from './long-recording.ts'
 import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { percentile } from './stats.ts'
 
@@ -160,6 +162,19 @@ for (const file of UPLOADS ? files : []) {
     'upload with diarization',
     both,
     `${both.result.diarization?.speakers.length ?? 0} speakers, ${both.result.diarization?.turns?.length ?? 'no'} turns`,
+  )
+}
+
+// Long recordings with known truth (bench/long-recording.ts), the diarizer alone: its speed, memory and DER.
+for (const repeats of UPLOADS && !SMOKE ? [1, 5] : []) {
+  const long = await longRecording(repeats)
+  const duration = long.audio.length / RATE
+  const r = await measured(() => diarizer.diarize(long.audio))
+  const e = diarizationError(long.truth, r.result)
+  const pct = (x: number) => ((100 * x) / e.reference).toFixed(1)
+  console.log(
+    `${`${(duration / 60).toFixed(0)} min (excerpts+FSDD)`.padEnd(23)} ${'diarization (diarizer alone)'.padEnd(29)} ${(r.seconds / duration).toFixed(3).padStart(6)} ${r.seconds.toFixed(1).padStart(8)} ${r.peakMb.toFixed(0).padStart(9)}   ` +
+      `${new Set(r.result.map((s) => s.speaker)).size} speakers of ${new Set(long.truth.map((t) => t.speaker)).size}, DER ${pct(e.missed + e.falseAlarm + e.confusion)} % (${pct(e.missed)}/${pct(e.falseAlarm)}/${pct(e.confusion)}), audio ${((long.audio.length * 4) / 1024 / 1024).toFixed(0)} MB`,
   )
 }
 

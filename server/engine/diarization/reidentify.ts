@@ -5,8 +5,9 @@
  * short segments do (docs/diarization.md), and this works across any gap, not only between overlapping windows.
  */
 import type { Segmenter } from '../segmentation/segmenter.ts'
+import { type SpeakerEmbedder, verificationScore } from '../speaker/embedder.ts'
 import type { LocalSpeakers } from './local-speakers.ts'
-import { type Activity, frameSample } from './reconstruct.ts'
+import { frameSample } from './reconstruct.ts'
 import { node } from './stitch.ts'
 
 export interface Excerpt {
@@ -16,57 +17,93 @@ export interface Excerpt {
   seconds: number
 }
 
+/** One chain on the recording's frame grid, from the first frame of its first window to the last of its last. */
+export interface ChainTrack {
+  /** Grid frame of `heard[0]`. */
+  start: number
+  /** 1 where, in at least half of the chain's windows covering the frame, its local speaker is active. */
+  heard: Uint8Array
+  /** 1 where, in at least half of them, it is active and no other local speaker of that window is. */
+  solo: Uint8Array
+}
+
 /**
- * Where each chain speaks alone, per grid frame: in at least half of the windows that hold the chain and cover the
- * frame, its local speaker is active there and no other is. Judged window by window, so a chain heard in few windows
- * keeps its solo speech beside a chain heard in many.
+ * Each chain's track, judged window by window, so a chain heard in few windows keeps its speech beside a chain heard
+ * in many; memory is the chains' own spans of the grid, not chains × recording.
  */
-export function soloFrames(ls: LocalSpeakers, chains: Int32Array, total: number): Activity {
+export function chainTracks(ls: LocalSpeakers, chains: Int32Array, total: number): ChainTrack[] {
   const { frames: perWindow, speakers } = ls.segmenter
-  const votes = new Uint16Array(total * ls.frames)
-  const present = new Uint16Array(total * ls.frames)
+  const first = new Int32Array(total).fill(-1)
+  const last = new Int32Array(total)
+  ls.activity.forEach((_, w) => {
+    for (let s = 0; s < speakers; s++) {
+      const c = chains[node(ls, w, s)] as number
+      if (c < 0) continue
+      if ((first[c] as number) < 0) first[c] = ls.starts[w] as number
+      last[c] = (ls.starts[w] as number) + perWindow
+    }
+  })
+  const counts = Array.from({ length: total }, (_, c) => {
+    const length = Math.max(0, (last[c] as number) - (first[c] as number))
+    return {
+      present: new Uint16Array(length),
+      active: new Uint16Array(length),
+      alone: new Uint16Array(length),
+    }
+  })
   ls.activity.forEach((a, w) => {
     const start = ls.starts[w] as number
     for (let s = 0; s < speakers; s++) {
       const c = chains[node(ls, w, s)] as number
       if (c < 0) continue
+      const { present, active, alone } = counts[c] as (typeof counts)[number]
+      const offset = start - (first[c] as number)
       for (let f = 0; f < perWindow; f++) {
         let others = 0
         for (let t = 0; t < speakers; t++) if (t !== s) others += a[f * speakers + t] as number
-        const at = c * ls.frames + start + f
+        const at = offset + f
         present[at] = (present[at] as number) + 1
-        if (a[f * speakers + s] && others === 0) votes[at] = (votes[at] as number) + 1
+        if (a[f * speakers + s]) {
+          active[at] = (active[at] as number) + 1
+          if (others === 0) alone[at] = (alone[at] as number) + 1
+        }
       }
     }
   })
-  const active = Uint8Array.from(votes, (v, i) => (v > 0 && 2 * v >= (present[i] as number) ? 1 : 0))
-  return { speakers: total, frames: ls.frames, active }
+  const majority = (votes: Uint16Array, present: Uint16Array) =>
+    Uint8Array.from(votes, (v, i) => (v > 0 && 2 * v >= (present[i] as number) ? 1 : 0))
+  return counts.map(({ present, active, alone }, c) => ({
+    start: Math.max(0, first[c] as number),
+    heard: majority(active, present),
+    solo: majority(alone, present),
+  }))
 }
 
 /**
  * Up to `seconds` of each chain's solo speech, built from its longest runs (at least `minRunSeconds` each) so the
- * model hears whole stretches of voice rather than fragments.
+ * comparison hears whole stretches of voice rather than fragments.
  */
 export function soloExcerpts(
   audio: Float32Array,
   ls: LocalSpeakers,
-  solo: Activity,
+  tracks: readonly ChainTrack[],
   seconds: number,
   minRunSeconds: number,
 ): Excerpt[] {
-  const { frames, speakers, active } = solo
-  const runs: { start: number; end: number }[][] = Array.from({ length: speakers }, () => [])
-  for (let s = 0; s < speakers; s++) {
+  const runs = tracks.map(({ start, solo }) => {
+    const list: { start: number; end: number }[] = []
     let open: { start: number; end: number } | null = null
-    for (let g = 0; g < frames; g++) {
-      if (!active[s * frames + g]) continue
+    for (let f = 0; f < solo.length; f++) {
+      if (!solo[f]) continue
+      const g = start + f
       if (open && open.end === g) open.end = g + 1
       else {
         open = { start: g, end: g + 1 }
-        ;(runs[s] as { start: number; end: number }[]).push(open)
+        list.push(open)
       }
     }
-  }
+    return list
+  })
   const step = ls.segmenter.frameStep
   const minFrames = Math.round(minRunSeconds / step)
   return runs.map((list) => {
@@ -107,33 +144,82 @@ export async function sameSpeaker(
 ): Promise<number[]> {
   const piece = Math.floor(segmenter.windowSamples / parts)
   const perSide = Math.ceil(parts / 2)
-  const windows = pairs.map(([a, b]) => {
-    const window = new Float32Array(segmenter.windowSamples)
-    for (let p = 0; p < parts; p++) {
-      const source = (excerpts[p % 2 === 0 ? a : b] as Excerpt).samples
-      // The excerpt is cut into as many pieces as it has turns; a short one is repeated.
-      const share = Math.floor(source.length / perSide)
-      const from = share >= piece ? Math.floor(p / 2) * share : 0
-      const chunk = source.subarray(from, from + Math.min(piece, source.length))
-      window.set(chunk, p * piece + (piece - chunk.length) * (p === 0 ? 1 : 0))
-    }
-    return window
-  })
-  const decoded = await segmenter.segment(windows, signal)
-  const { frames, speakers } = segmenter
-  const pieceFrames = piece / 16_000 / segmenter.frameStep
-  return decoded.map(({ active }) => {
-    const sides = [new Float64Array(speakers), new Float64Array(speakers)]
-    for (let f = 0; f < frames; f++) {
-      const side = sides[Math.min(parts - 1, Math.floor(f / pieceFrames)) % 2] as Float64Array
-      for (let s = 0; s < speakers; s++) side[s] = (side[s] as number) + (active[f * speakers + s] as number)
-    }
-    const [first, second] = sides as [Float64Array, Float64Array]
-    const n1 = first.reduce((x, y) => x + y, 0)
-    const n2 = second.reduce((x, y) => x + y, 0)
-    if (n1 === 0 || n2 === 0) return 0
-    let same = 0
-    for (let s = 0; s < speakers; s++) same += ((first[s] as number) / n1) * ((second[s] as number) / n2)
-    return same
-  })
+  // A few windows' audio at a time: one window per pair would hold 640 kB for every pair asked.
+  const scores: number[] = []
+  for (let first = 0; first < pairs.length; first += 16) {
+    signal?.throwIfAborted()
+    scores.push(...(await scoreWindows(pairs.slice(first, first + 16))))
+  }
+  return scores
+
+  async function scoreWindows(batch: readonly [number, number][]): Promise<number[]> {
+    const windows = batch.map(([a, b]) => {
+      const window = new Float32Array(segmenter.windowSamples)
+      for (let p = 0; p < parts; p++) {
+        const source = (excerpts[p % 2 === 0 ? a : b] as Excerpt).samples
+        // The excerpt is cut into as many pieces as it has turns; a short one is repeated.
+        const share = Math.floor(source.length / perSide)
+        const from = share >= piece ? Math.floor(p / 2) * share : 0
+        const chunk = source.subarray(from, from + Math.min(piece, source.length))
+        window.set(chunk, p * piece + (piece - chunk.length) * (p === 0 ? 1 : 0))
+      }
+      return window
+    })
+    const decoded = await segmenter.segment(windows, signal)
+    const { frames, speakers } = segmenter
+    const pieceFrames = piece / 16_000 / segmenter.frameStep
+    return decoded.map(({ active }) => {
+      const sides = [new Float64Array(speakers), new Float64Array(speakers)]
+      for (let f = 0; f < frames; f++) {
+        const side = sides[Math.min(parts - 1, Math.floor(f / pieceFrames)) % 2] as Float64Array
+        for (let s = 0; s < speakers; s++)
+          side[s] = (side[s] as number) + (active[f * speakers + s] as number)
+      }
+      const [first, second] = sides as [Float64Array, Float64Array]
+      const n1 = first.reduce((x, y) => x + y, 0)
+      const n2 = second.reduce((x, y) => x + y, 0)
+      if (n1 === 0 || n2 === 0) return 0
+      let same = 0
+      for (let s = 0; s < speakers; s++) same += ((first[s] as number) / n1) * ((second[s] as number) / n2)
+      return same
+    })
+  }
+}
+
+/** How two chains' excerpts are compared: a score per pair, and the score from which they are one speaker. */
+export interface ExcerptComparer {
+  readonly threshold: number
+  compare(
+    excerpts: readonly Excerpt[],
+    pairs: readonly [number, number][],
+    signal?: AbortSignal,
+  ): Promise<number[]>
+}
+
+/** The segmentation model itself, the excerpts side by side in one window (sameSpeaker); one speaker from 0.5. */
+export function modelComparer(segmenter: Segmenter, threshold = 0.5): ExcerptComparer {
+  return { threshold, compare: (excerpts, pairs, signal) => sameSpeaker(segmenter, excerpts, pairs, signal) }
+}
+
+/**
+ * A speaker embedder's score of the excerpts (NaN where one holds too little voice to embed); each excerpt is
+ * embedded once however many pairs it is in.
+ */
+export function embeddingComparer(embedder: SpeakerEmbedder, threshold: number): ExcerptComparer {
+  const embeddings = new WeakMap<Excerpt, Float32Array | null>()
+  const embedding = (excerpt: Excerpt) => {
+    if (!embeddings.has(excerpt)) embeddings.set(excerpt, embedder.embed(excerpt.samples))
+    return embeddings.get(excerpt) ?? null
+  }
+  return {
+    threshold,
+    async compare(excerpts, pairs, signal) {
+      return pairs.map(([a, b]) => {
+        signal?.throwIfAborted()
+        const x = embedding(excerpts[a] as Excerpt)
+        const y = embedding(excerpts[b] as Excerpt)
+        return x && y ? verificationScore(embedder, x, y) : Number.NaN
+      })
+    },
+  }
 }

@@ -7,12 +7,21 @@
  */
 import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
 import type { Segmenter } from '../segmentation/segmenter.ts'
+import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speaker/index.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { clusterChains } from './chain-clusters.ts'
 import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
-import { type Excerpt, sameSpeaker, soloExcerpts, soloFrames } from './reidentify.ts'
+import {
+  chainTracks,
+  type Excerpt,
+  type ExcerptComparer,
+  embeddingComparer,
+  modelComparer,
+  sameSpeaker,
+  soloExcerpts,
+} from './reidentify.ts'
 import { node, stitch } from './stitch.ts'
 
 export interface SegmentationDiarizerOptions {
@@ -23,8 +32,12 @@ export interface SegmentationDiarizerOptions {
   minAgreement?: number
   /** Speech two local speakers must share (seconds, where their windows overlap) to be linked. */
   minLinkSeconds?: number
-  /** Same-speaker score (0–1) from which chains are one speaker. */
-  threshold?: number
+  /**
+   * How chains are compared: 'embedding' (default), the speaker verifier's GMM–UBM embedding of each chain's solo
+   * speech, one speaker from its verification threshold; 'model', the segmentation model hearing two excerpts side
+   * by side, from 0.5. Or any comparer.
+   */
+  compare?: 'embedding' | 'model' | ExcerptComparer
   /** Solo speech of a chain put before the model when comparing (seconds; at most half a window). */
   excerptSeconds?: number
   /** Shortest stretch of solo speech taken into an excerpt. */
@@ -47,7 +60,7 @@ export const SEGMENTATION_DEFAULTS = {
   stepSeconds: 1,
   minAgreement: 0.3,
   minLinkSeconds: 0,
-  threshold: 0.5,
+  compare: 'embedding' as 'embedding' | 'model' | ExcerptComparer,
   excerptSeconds: 5,
   minRunSeconds: 0.3,
   minChainSeconds: 1,
@@ -75,6 +88,12 @@ export interface SegmentationDiarizer extends Diarizer {
 export function createSegmentationDiarizer(options: SegmentationDiarizerOptions = {}): SegmentationDiarizer {
   const config = { ...SEGMENTATION_DEFAULTS, ...options }
   const segmenter = options.segmenter ?? createPyannoteSegmenter()
+  const comparer: ExcerptComparer =
+    config.compare === 'model'
+      ? modelComparer(segmenter)
+      : config.compare === 'embedding'
+        ? embeddingComparer(createSpeakerEmbedder(), DEFAULT_VERIFICATION_THRESHOLD)
+        : config.compare
 
   async function analyze(audio: Float32Array, signal?: AbortSignal): Promise<LocalAnalysis> {
     const speech = config.vad ? await detectSpeech(audio, { ...config.vad, signal }) : []
@@ -121,8 +140,8 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const { local, chains } = analysis
     const total = Math.max(-1, ...chains) + 1
     if (total === 0) return chains
-    const solo = soloFrames(local, chains, total)
-    const excerpts = soloExcerpts(audio, local, solo, config.excerptSeconds, config.minRunSeconds)
+    const tracks = chainTracks(local, chains, total)
+    const excerpts = soloExcerpts(audio, local, tracks, config.excerptSeconds, config.minRunSeconds)
     const apart = chainsApart(local, chains, total)
     const large = excerpts.flatMap((e, c) => (e.seconds >= config.minChainSeconds ? [c] : []))
     const compared = large.length > 0 ? large : [longest(excerpts)]
@@ -132,7 +151,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
         const [a, b] = [compared[i] as number, compared[j] as number]
         if (!(apart[a] as Uint8Array)[b]) pairs.push([a, b])
       }
-    const scores = await sameSpeaker(segmenter, excerpts, pairs, signal)
+    const scores = await comparer.compare(excerpts, pairs, signal)
     const index = new Map(compared.map((c, i) => [c, i]))
     const similarity = compared.map(() => new Float64Array(compared.length).fill(Number.NaN))
     pairs.forEach(([a, b], p) => {
@@ -143,12 +162,15 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const apartCompared = compared.map((a) =>
       Uint8Array.from(compared, (b) => (apart[a] as Uint8Array)[b] as number),
     )
-    const clusterOf = clusterChains(similarity, apartCompared, { ...count, threshold: config.threshold })
+    const clusterOf = clusterChains(similarity, apartCompared, { ...count, threshold: comparer.threshold })
     const speakerOfChain = new Int32Array(total).fill(-1)
     compared.forEach((c, i) => {
       speakerOfChain[c] = clusterOf[i] as number
     })
-    const activeSeconds = chainSeconds(analysis, total)
+    const activeSeconds = Float64Array.from(
+      tracks,
+      (t) => t.heard.reduce((n, x) => n + x, 0) * local.segmenter.frameStep,
+    )
     const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
     await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, wanted, signal)
     const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
@@ -158,7 +180,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
   /**
    * Each chain too small to be compared with the others, the most active first, goes to a speaker it never shared a
    * window with as another local speaker: the one whose longest chain the model finds most like it when it has solo
-   * speech to compare (unless that scores under `ownSpeakerBelow`), else the most active such speaker. A chain every
+   * speech to compare (side by side: under a second is too little voice for an embedding) (unless that scores under `ownSpeakerBelow`), else the most active such speaker. A chain every
    * speaker shared a window with (someone who talks mostly over others) is a speaker of its own when it is active
    * for `minSpeakerSeconds`, and is left out when shorter.
    */
@@ -249,19 +271,6 @@ function chainsApart(local: LocalSpeakers, chains: Int32Array, total: number): U
         ;(apart[b] as Uint8Array)[a] = 1
       }
   return apart
-}
-
-/** How long each chain is heard in the recording were each chain a speaker (reconstruct.ts), in seconds. */
-function chainSeconds(analysis: LocalAnalysis, total: number): Float64Array {
-  const { local, chains, counts } = analysis
-  const activity = reconstruct(local, chains, total, counts)
-  const seconds = new Float64Array(total)
-  for (let c = 0; c < total; c++) {
-    let on = 0
-    for (let g = 0; g < activity.frames; g++) on += activity.active[c * activity.frames + g] as number
-    seconds[c] = on * local.segmenter.frameStep
-  }
-  return seconds
 }
 
 function longest(excerpts: Excerpt[]): number {
