@@ -23,6 +23,8 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer, diarizationError } from '../server/engine/diarization/index.ts'
+import { createOnlineSpeakerTracker } from '../server/engine/diarization/online.ts'
+import { parseRttm } from '../server/engine/diarization/rttm.ts'
 import { createPocketSphinxRecognizer, type RecognizedWord } from '../server/engine/recognition/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
@@ -110,7 +112,11 @@ const files = SMOKE
     ]
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))
-const service = await createSpeechService({ dataDir: dir })
+// TRACKER=classical: the realtime sessions on the classical online tracker instead of the model's (for comparison).
+const service = await createSpeechService({
+  dataDir: dir,
+  ...(process.env.TRACKER === 'classical' ? { speakerTracker: createOnlineSpeakerTracker } : {}),
+})
 const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
 const key = (await service.keys.create({ kind: 'organization', org: 'bench' })).key
 const diarizer = createDiarizer()
@@ -187,6 +193,9 @@ const wordDelays: number[] = []
 const wordErrors = { errors: 0, reference: 0 }
 let turns = 0
 let unattributed = 0
+/** Who spoke: 10 ms frames of one reference speaker alone inside the items, and those the speakers events named right. */
+const naming = { frames: 0, right: 0, unnamed: 0 }
+const reference = parseRttm(readFileSync(meetingFile('train.rttm'), 'utf8'))
 const offlineRecognizer = createPocketSphinxRecognizer()
 for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const audio = (excerpts[f] as Float32Array).subarray(0, STREAMED_SECONDS * RATE)
@@ -211,6 +220,8 @@ for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const live: Array<{ text: string; arrived: number }> = []
   /** Each item's stretch of the session clock, ms. */
   const items: Array<[number, number]> = []
+  /** The speakers events' segments, ms on the session clock. */
+  const named: Array<{ speaker: string | null; start: number; end: number }> = []
   socket.on('message', (data) => {
     const m = JSON.parse(String(data)) as Record<string, unknown>
     if (m.type === 'conversation.item.input_audio_transcription.delta') {
@@ -236,6 +247,12 @@ for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
       if (stopped !== undefined) delaysFromSpeechEnd.push(now - wallAt(stopped))
       turns++
       if (m.speaker === null) unattributed++
+      for (const seg of m.segments as Array<{
+        speaker: string | null
+        segment_start_ms: number
+        segment_end_ms: number
+      }>)
+        named.push({ speaker: seg.speaker, start: seg.segment_start_ms, end: seg.segment_end_ms })
       speakersEvents++
     }
   })
@@ -276,6 +293,7 @@ for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const inItems = offline.filter((w) =>
     items.some(([from, to]) => ((w.start + w.end) / 2) * 1000 >= from && ((w.start + w.end) / 2) * 1000 < to),
   )
+  scoreNaming(reference.get(`trn0${f}`) ?? [], named)
   const aligned = alignWords(inItems, live)
   wordErrors.errors += aligned.errors
   wordErrors.reference += inItems.length
@@ -292,6 +310,9 @@ console.log(
     `  live transcript's word error against the offline decode of the whole excerpt, within the items: ${((100 * wordErrors.errors) / Math.max(1, wordErrors.reference)).toFixed(1)} % (${wordErrors.errors} errors / ${wordErrors.reference} words)`,
 )
 console.log(`  end of the turn's audio → speakers event: ${fmt(delaysFromAudioEnd)}`)
+console.log(
+  `  speech of one reference speaker inside the items named as them (labels mapped one to one per excerpt, most time first): ${((100 * naming.right) / Math.max(1, naming.frames)).toFixed(1)} % of ${(naming.frames / 100).toFixed(0)} s (${((100 * naming.unnamed) / Math.max(1, naming.frames)).toFixed(1)} % unattributed)`,
+)
 console.log(`  the turn's words (completed) → speakers event: ${fmt(delaysFromWords)}`)
 console.log(
   `  end of speech (speech_stopped) → speakers event, includes the 500 ms pause: ${fmt(delaysFromSpeechEnd)}`,
@@ -339,4 +360,42 @@ function alignWords<T extends { text: string }>(
     else j--
   }
   return { errors: (cost[n] as number[])[m] as number, matches }
+}
+
+/**
+ * Adds one excerpt's naming to `naming`: each 10 ms frame where one reference speaker alone talks and a segment lies,
+ * against the segment's label; labels are mapped to reference speakers one to one, the pair sharing most time first.
+ */
+function scoreNaming(
+  truth: ReadonlyArray<{ start: number; end: number; speaker: string }>,
+  segments: ReadonlyArray<{ speaker: string | null; start: number; end: number }>,
+) {
+  const pairs = new Map<string, number>()
+  let frames = 0
+  let unnamed = 0
+  for (const seg of segments) {
+    for (let ms = Math.ceil(seg.start / 10) * 10; ms < seg.end; ms += 10) {
+      const t = (ms + 5) / 1000
+      const talking = truth.filter((r) => r.start <= t && t < r.end)
+      if (talking.length !== 1) continue
+      frames++
+      if (seg.speaker === null) unnamed++
+      else {
+        const key = `${seg.speaker}\u0000${(talking[0] as { speaker: string }).speaker}`
+        pairs.set(key, (pairs.get(key) ?? 0) + 1)
+      }
+    }
+  }
+  const [labels, people] = [new Set<string>(), new Set<string>()]
+  let right = 0
+  for (const [key, n] of [...pairs].sort((a, b) => b[1] - a[1])) {
+    const [label, person] = key.split('\u0000') as [string, string]
+    if (labels.has(label) || people.has(person)) continue
+    labels.add(label)
+    people.add(person)
+    right += n
+  }
+  naming.frames += frames
+  naming.right += right
+  naming.unnamed += unnamed
 }

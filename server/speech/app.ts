@@ -3,7 +3,7 @@ import websocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { ASR_CONCURRENT_SESSIONS, TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '../../schema/index.ts'
 import { createDiarizer, type Diarizer } from '../engine/diarization/index.ts'
-import { createOnlineSpeakerTracker } from '../engine/diarization/online.ts'
+import { createSegmentedSpeakerTracker } from '../engine/diarization/online-segmented.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
 import { createPocketSphinxRecognizer, type Recognizer } from '../engine/recognition/index.ts'
 import {
@@ -54,7 +54,7 @@ export interface SpeechServiceOptions {
   recognizer?: Recognizer
   /** Upload diarization (default: the engine's diarizer). A diarizer that throws is how `failed` is tested. */
   diarizer?: Diarizer
-  /** Realtime speaker tracking, one tracker per session (default: the engine's online tracker). */
+  /** Realtime speaker tracking, one tracker per session (default: the online tracker on the segmentation model). */
   speakerTracker?: (opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>
   /** Deployment switch for diarization, uploads and realtime; default from env: off when SPEECH_DIARIZATION=off. */
   diarizationEnabled?: boolean
@@ -165,7 +165,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const sttSessions = new Set<SttSession>()
   const diarizationEnabled = opts.diarizationEnabled ?? process.env.SPEECH_DIARIZATION !== 'off'
   const diarizer = opts.diarizer ?? createDiarizer()
-  const speakerTracker = opts.speakerTracker ?? createOnlineSpeakerTracker
+  const speakerTracker = opts.speakerTracker ?? createSegmentedSpeakerTracker
   const recognizer = opts.recognizer ?? createPocketSphinxRecognizer()
   const voices = new VoiceService({
     store: await VoiceStore.open(storage, opts.dataDir),

@@ -5,7 +5,10 @@ import {
   realtimeSessionSchema,
 } from '../../schema/index.ts'
 import { createOnlineSpeakerTracker } from '../engine/diarization/online.ts'
+import { createSegmentedSpeakerTracker } from '../engine/diarization/online-segmented.ts'
+import { createPyannoteSegmenter } from '../engine/segmentation/pyannote.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { realSpeechAvailable, spokenDigits } from '../testing/speakers.ts'
 import { spokenPcm } from '../testing/spoken-audio.ts'
 import { connectWs, type RefusedUpgrade, type WsTestClient } from '../testing/ws-client.ts'
 import type { SessionSpeakerTracker } from './realtime/stt-session.ts'
@@ -14,6 +17,7 @@ import type { SessionSpeakerTracker } from './realtime/stt-session.ts'
 let svc: RunningService
 let switchedOff: RunningService
 let flaky: RunningService
+let modelless: RunningService
 let sentence: Int16Array
 let otherVoice: Int16Array
 let longSentence: Int16Array
@@ -31,11 +35,19 @@ function trackerThatStops(opts: { maxSpeakers: number }): SessionSpeakerTracker 
   }
 }
 
+/** A deployment whose segmentation model file is missing: sessions cannot have diarization. */
+const trackerWithoutModel = (opts: { maxSpeakers: number }) =>
+  createSegmentedSpeakerTracker({
+    ...opts,
+    segmenter: createPyannoteSegmenter({ modelPath: '/nonexistent/segmentation.onnx' }),
+  })
+
 beforeAll(async () => {
-  ;[svc, switchedOff, flaky] = await Promise.all([
+  ;[svc, switchedOff, flaky, modelless] = await Promise.all([
     startSpeechService(),
     startSpeechService({ diarizationEnabled: false }),
     startSpeechService({ speakerTracker: trackerThatStops }),
+    startSpeechService({ speakerTracker: trackerWithoutModel }),
   ])
   sentence = await spokenPcm(
     svc.service.synthesizer,
@@ -57,7 +69,7 @@ beforeAll(async () => {
   )
 }, 60_000)
 afterAll(async () => {
-  await Promise.all([svc.close(), switchedOff.close(), flaky.close()])
+  await Promise.all([svc.close(), switchedOff.close(), flaky.close(), modelless.close()])
 })
 
 const url = (service: RunningService, path = '/v1/realtime', query = '') =>
@@ -403,6 +415,67 @@ describe('diarization (6.4)', () => {
     appendPcm(client, sentence)
     client.sendJson({ type: 'input_audio_buffer.commit' })
     await client.next(ofType('conversation.item.input_audio_transcription.completed'), 60_000)
+    expect(client.messages.filter(ofType('conversation.item.input_audio_transcription.speakers'))).toEqual([])
+    client.socket.close()
+  }, 90_000)
+
+  it.skipIf(!realSpeechAvailable())(
+    'names two real people taking turns, the one who returns again, and cuts at a change without a pause',
+    async () => {
+      const { client } = await diarizedSession(svc, 4)
+      client.sendJson({
+        type: 'session.update',
+        session: { audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } },
+      })
+      await client.next(
+        (m) => m.type === 'session.updated' && client.messages.filter(ofType('session.updated')).length > 1,
+      )
+      const pcm = (samples: Float32Array) => Int16Array.from(samples, (v) => Math.round(v * 32767))
+      const pause = silence(1.5, 16_000)
+      // FSDD takes: every digit by one person, each time another sitting. The third turn runs into the fourth.
+      const turns = [
+        await spokenDigits('george', [0]),
+        await spokenDigits('jackson', [0]),
+        await spokenDigits('george', [1]),
+        await spokenDigits('jackson', [1]),
+      ]
+      appendPcm(client, silence(0.3, 16_000), 16_000)
+      for (const [i, turn] of turns.entries()) {
+        appendPcm(client, pcm(turn), 16_000)
+        if (i !== 2) appendPcm(client, pause, 16_000)
+      }
+      const speakersEvents = () =>
+        client.messages.filter(ofType('conversation.item.input_audio_transcription.speakers'))
+      await expect.poll(() => speakersEvents().length, { timeout: 90_000 }).toBe(4)
+      expect(speakersEvents().map((m) => [m.speaker, m.attribution])).toEqual([
+        ['speaker_0', 'endpoint'],
+        ['speaker_1', 'endpoint'],
+        ['speaker_0', 'commit'],
+        ['speaker_1', 'endpoint'],
+      ])
+      // The cut lies near where george's second take ends.
+      const completed = client.messages.filter(
+        ofType('conversation.item.input_audio_transcription.completed'),
+      )
+      const georgeEnds =
+        300 + ((turns[0]?.length ?? 0) + (turns[1]?.length ?? 0) + (turns[2]?.length ?? 0)) / 16 + 2 * 1500
+      expect(Math.abs(Number(completed[2]?.audio_end_ms) - georgeEnds)).toBeLessThan(750)
+      client.socket.close()
+    },
+    150_000,
+  )
+
+  it('reports unavailable when the segmentation model cannot be loaded; transcription goes on', async () => {
+    const { client, diarization } = await diarizedSession(modelless)
+    expect(diarization).toMatchObject({ enabled: true, status: 'unavailable' })
+    client.sendJson({ type: 'session.update', session: { audio: { input: { turn_detection: null } } } })
+    appendPcm(client, sentence)
+    client.sendJson({ type: 'input_audio_buffer.commit' })
+    const completed = await client.next(
+      ofType('conversation.item.input_audio_transcription.completed'),
+      60_000,
+    )
+    expect(String(completed.transcript).length).toBeGreaterThan(5)
     expect(client.messages.filter(ofType('conversation.item.input_audio_transcription.speakers'))).toEqual([])
     client.socket.close()
   }, 90_000)

@@ -7,21 +7,22 @@ import { ENGINE_RATE } from './pcm-input.ts'
  */
 
 /**
- * Checks run every this much new speech, once a turn has lasted `CHANGE_MIN_TURN` (the tracker needs several windows
- * of a turn to place a change reliably; shorter turns are split when they are committed).
+ * Checks run every this much new speech, once a turn has lasted `CHANGE_MIN_TURN` (a second of each speaker: the
+ * segmentation model places a change within a few frames, docs/diarization.md "Online tracker"). A check is one
+ * window of the model, about 50 ms: twice a second is a tenth of a core per session.
  */
-const CHANGE_CHECK_SAMPLES = 1 * ENGINE_RATE
-const CHANGE_MIN_TURN_SAMPLES = 7 * ENGINE_RATE
+const CHANGE_CHECK_SAMPLES = 0.5 * ENGINE_RATE
+const CHANGE_MIN_TURN_SAMPLES = 2 * ENGINE_RATE
 /** Speech of the earlier speaker a check needs before a change it reports. */
-const CHANGE_MIN_BEFORE_SAMPLES = 2 * ENGINE_RATE
+const CHANGE_MIN_BEFORE_SAMPLES = 1 * ENGINE_RATE
 /** Two checks agree on a change when they place it this close together. */
 const CHANGE_AGREEMENT_SAMPLES = 1 * ENGINE_RATE
-/** How much of the turn, up to now, a check looks at. */
-const CHANGE_WINDOW_SAMPLES = 8 * ENGINE_RATE
+/** How much of the turn, up to now, a check looks at: one window of the model. */
+const CHANGE_WINDOW_SAMPLES = 10 * ENGINE_RATE
 
 /**
  * How far behind now a turn's audio may still be cut by a change: a change found while a turn goes on lies at least
- * 2 s into the latest 8 s, so audio older than 6 s (and a second for two checks to agree) is never cut from the turn.
+ * 1 s into the latest 10 s, so audio older than 9 s (and a second for two checks to agree) is never cut from the turn.
  * Early recognition stays this far behind, so words sent early never end up in the wrong speaker's item.
  */
 export const CHANGE_SETTLED_SAMPLES =
@@ -56,8 +57,8 @@ export function confirmedChange(
   clock: number,
   change: number | null,
 ): number | null {
-  // A change in the first seconds of the examined stretch is not trusted: the tracker needs the earlier speaker's
-  // voice over several windows to tell a change from that speaker's own onset. A real change is seen again once the
+  // A change in the first second of the examined stretch is not trusted: the tracker needs the earlier speaker's
+  // voice to tell a change from that speaker's own onset. A real change is seen again once the
   // examined stretch has moved past it.
   const trusted = change !== null && change * ENGINE_RATE >= CHANGE_MIN_BEFORE_SAMPLES
   const at = trusted ? from + Math.round((change as number) * ENGINE_RATE) : null

@@ -7,6 +7,7 @@ import {
   type SttServerMessage,
   sttClientMessageSchema,
 } from '../../../schema/index.ts'
+import { SpeakerTrackerUnavailableError } from '../../engine/diarization/online-segmented.ts'
 import {
   groupSegments,
   type RecognizedWord,
@@ -293,7 +294,8 @@ export class SttSession {
         this.tracker = await this.deps.createTracker({ maxSpeakers: d.maxSpeakers })
       } catch (err) {
         this.deps.onError?.(err, 'speaker tracker')
-        this.diarizationStatus = 'degraded'
+        // A model that cannot be had is diarization this deployment lacks (as health says); anything else is a fault.
+        this.diarizationStatus = err instanceof SpeakerTrackerUnavailableError ? 'unavailable' : 'degraded'
       }
     }
   }
