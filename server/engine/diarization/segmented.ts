@@ -46,6 +46,11 @@ export interface SegmentationDiarizerOptions {
   minChainSeconds?: number
   /** Speech detection beside the model's own; null: the model's alone. */
   vad?: DetectOptions | null
+  /**
+   * Two local speakers of one window are kept apart for good only when each is heard this long in it (seconds): a
+   * voice at a window's edge, or the model's reaction to a change of room, is too little to forbid a link.
+   */
+  minApartSeconds?: number
   /** Same-speaker score under which a small chain is a speaker of its own rather than joined to the closest. */
   ownSpeakerBelow?: number
   /** How long a chain must be heard (seconds of the recording) to be a speaker of its own. */
@@ -65,6 +70,7 @@ export const SEGMENTATION_DEFAULTS = {
   minRunSeconds: 0.3,
   minChainSeconds: 1,
   vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 } as DetectOptions | null,
+  minApartSeconds: 1,
   ownSpeakerBelow: 0,
   minSpeakerSeconds: 2,
   bridgeSeconds: 0,
@@ -142,7 +148,12 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     if (total === 0) return chains
     const tracks = chainTracks(local, chains, total)
     const excerpts = soloExcerpts(audio, local, tracks, config.excerptSeconds, config.minRunSeconds)
-    const apart = chainsApart(local, chains, total)
+    const apart = chainsApart(
+      local,
+      chains,
+      total,
+      Math.round(config.minApartSeconds / local.segmenter.frameStep),
+    )
     const large = excerpts.flatMap((e, c) => (e.seconds >= config.minChainSeconds ? [c] : []))
     const compared = large.length > 0 ? large : [longest(excerpts)]
     const pairs: [number, number][] = []
@@ -258,18 +269,29 @@ export function splitToCount(local: LocalSpeakers, labels: Int32Array, wanted: n
 }
 
 /** `apart[a][b]` = 1 when chains a and b are different local speakers of one window. */
-function chainsApart(local: LocalSpeakers, chains: Int32Array, total: number): Uint8Array[] {
+function chainsApart(
+  local: LocalSpeakers,
+  chains: Int32Array,
+  total: number,
+  minFrames: number,
+): Uint8Array[] {
   const apart = Array.from({ length: total }, () => new Uint8Array(total))
-  const k = local.segmenter.speakers
-  for (let w = 0; w < local.activity.length; w++)
+  const { frames, speakers: k } = local.segmenter
+  local.activity.forEach((a, w) => {
+    const heard = Array.from({ length: k }, (_, s) => {
+      let n = 0
+      for (let f = 0; f < frames; f++) n += a[f * k + s] as number
+      return n
+    })
     for (let s = 0; s < k; s++)
       for (let t = s + 1; t < k; t++) {
-        const a = chains[node(local, w, s)] as number
-        const b = chains[node(local, w, t)] as number
-        if (a < 0 || b < 0) continue
-        ;(apart[a] as Uint8Array)[b] = 1
-        ;(apart[b] as Uint8Array)[a] = 1
+        const x = chains[node(local, w, s)] as number
+        const y = chains[node(local, w, t)] as number
+        if (x < 0 || y < 0 || (heard[s] as number) < minFrames || (heard[t] as number) < minFrames) continue
+        ;(apart[x] as Uint8Array)[y] = 1
+        ;(apart[y] as Uint8Array)[x] = 1
       }
+  })
   return apart
 }
 
