@@ -1,10 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, type Locator, test } from '@playwright/test'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { joinClips, SPEAKERS_DIR, wav16k } from '../server/testing/speakers.ts'
-import { seriousViolations } from './support.ts'
+import { seriousViolations, transcribeUpload } from './support.ts'
 
 /**
  * Overlapping speech on the review page (issue 36), against the real backend and the real local speech service
@@ -82,24 +81,9 @@ test('two people talking at once: both seen on the waveform, and the turn says w
 }) => {
   test.setTimeout(180_000)
   const made = await recording()
-  const file = join(tmpdir(), `speech-studio-e2e-overlap-${process.pid}.wav`)
-  writeFileSync(file, made.wav)
 
   await page.goto('/transcripts')
-  await page.getByLabel('Recording', { exact: true }).setInputFiles({
-    name: 'overlap.wav',
-    mimeType: 'audio/wav',
-    buffer: readFileSync(file),
-  })
-  const uploaded = page.waitForResponse(
-    (r) => r.url().endsWith('/api/transcripts') && r.request().method() === 'POST',
-  )
-  await page.getByRole('button', { name: 'Transcribe' }).click()
-  const id = (await uploaded).headers()['x-transcript-id'] as string
-  await expect(page.getByRole('region', { name: 'Transcribe a recording' }).getByRole('status')).toHaveText(
-    /Transcribed and saved/,
-    { timeout: 120_000 },
-  )
+  const id = await transcribeUpload(page, 'overlap.wav', made.wav)
   const saved = (await (await page.request.get(`/api/transcripts/${id}`)).json()) as {
     result: { diarization: { speakers: string[]; segments: Span[]; turns: Turn[] } }
   }

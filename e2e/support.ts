@@ -77,3 +77,21 @@ export async function expectNoSidewaysScroll(page: Page) {
     throw new Error(`${(err as Error).message}\nReaching past the window: ${culprits.join('; ')}`)
   }
 }
+
+/**
+ * Uploads a recording on the transcripts page (the count left to the service) and waits until it is transcribed and
+ * saved; returns the saved transcript's id.
+ */
+export async function transcribeUpload(page: Page, name: string, buffer: Buffer): Promise<string> {
+  await page.getByLabel('Recording', { exact: true }).setInputFiles({ name, mimeType: 'audio/wav', buffer })
+  const uploaded = page.waitForResponse(
+    (r) => r.url().endsWith('/api/transcripts') && r.request().method() === 'POST',
+  )
+  await page.getByRole('button', { name: 'Transcribe' }).click()
+  const id = (await uploaded).headers()['x-transcript-id'] as string
+  await expect(page.getByRole('region', { name: 'Transcribe a recording' }).getByRole('status')).toHaveText(
+    /Transcribed and saved/,
+    { timeout: 120_000 },
+  )
+  return id
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { expect, type Page, test } from '@playwright/test'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
-import { seriousViolations } from './support.ts'
+import { seriousViolations, transcribeUpload } from './support.ts'
 
 /**
  * The transcripts page against the real backend and the real local speech service (PocketSphinx and the diarizer):
@@ -179,20 +179,7 @@ test('two people taking turns: two speakers, several turns; a turn split at the 
   await fitsAPhone(page)
 
   // The count is left to the service ("Any number").
-  await page.getByLabel('Recording', { exact: true }).setInputFiles({
-    name: 'two-speakers.wav',
-    mimeType: 'audio/wav',
-    buffer: readFileSync(TWO_SPEAKERS),
-  })
-  const uploaded = page.waitForResponse(
-    (r) => r.url().endsWith('/api/transcripts') && r.request().method() === 'POST',
-  )
-  await page.getByRole('button', { name: 'Transcribe' }).click()
-  const id = (await uploaded).headers()['x-transcript-id'] as string
-  await expect(page.getByRole('region', { name: 'Transcribe a recording' }).getByRole('status')).toHaveText(
-    /Transcribed and saved/,
-    { timeout: 120_000 },
-  )
+  const id = await transcribeUpload(page, 'two-speakers.wav', readFileSync(TWO_SPEAKERS))
   type Saved = {
     result: {
       diarization: {

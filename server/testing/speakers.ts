@@ -73,6 +73,23 @@ export async function meetingSpeaker(file: string, speaker: string, seconds: num
   return joinClips(parts, 0.15)
 }
 
+/**
+ * `first`, then `second` starting `seconds` before `first` ends, both at their own level (two people talking at
+ * once there); with where the overlap lies, in seconds.
+ */
+export function talkOver(
+  first: Float32Array,
+  second: Float32Array,
+  seconds: number,
+): { audio: Float32Array; overlap: { from: number; to: number } } {
+  const start = Math.max(0, first.length - Math.round(seconds * RATE))
+  const audio = new Float32Array(Math.max(first.length, start + second.length))
+  audio.set(first)
+  for (let i = 0; i < second.length; i++)
+    audio[start + i] = (audio[start + i] as number) + (second[i] as number)
+  return { audio, overlap: { from: start / RATE, to: first.length / RATE } }
+}
+
 /** 16-bit mono WAV of 16 kHz float samples. */
 export function wav16k(samples: Float32Array): Buffer {
   return floatToPcm16Wav(samples, RATE)

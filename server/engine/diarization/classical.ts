@@ -12,7 +12,7 @@ import { analyzeSpeechInSteps, type SpeechTrack } from '../speaker/statistics.ts
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { hmmClusterOffThread } from './cluster-thread.ts'
 import { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
-import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
+import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
 import type { FrameMatrix } from './gmm.ts'
 import { HMM_CLUSTER_DEFAULTS, type HmmClusterOptions } from './hmm-cluster.ts'
 import { clusterWindows, type SpeechRegion, slideWindows, type Window } from './windows.ts'
@@ -146,7 +146,7 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
     opts: SpeakerCount & { signal?: AbortSignal } = {},
   ): Promise<SpeakerSpan[]> {
     const { signal } = opts
-    const count = countOptions(opts)
+    const count = checkSpeakerCount(opts)
     if (regions.length === 0) return []
     if (config.partition === 'windows') {
       const track = await analyzeSpeechInSteps(audio, signal)
@@ -172,7 +172,7 @@ export function createClassicalDiarizer(options: DiarizerOptions = {}): Classica
 
   return {
     async diarize(audio, opts = {}) {
-      countOptions(opts)
+      checkSpeakerCount(opts)
       const regions = await detectSpeech(audio, { ...config.vad, signal: opts.signal })
       return diarizeRegions(audio, regions, opts)
     },
@@ -211,22 +211,6 @@ function fillLabels(count: number, speech: number[], modelled: number[], labels:
     frameLabels[f] = modelled.length > 0 ? (labels[j] as number) : 0
   }
   return frameLabels
-}
-
-function countOptions(opts: SpeakerCount): SpeakerCount {
-  const { numSpeakers, minSpeakers, maxSpeakers } = opts
-  if (numSpeakers !== undefined && (minSpeakers !== undefined || maxSpeakers !== undefined)) {
-    throw new RangeError('numSpeakers cannot be combined with minSpeakers or maxSpeakers')
-  }
-  for (const value of [numSpeakers, minSpeakers, maxSpeakers]) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-      throw new RangeError('speaker counts must be positive integers')
-    }
-  }
-  if (minSpeakers !== undefined && maxSpeakers !== undefined && minSpeakers > maxSpeakers) {
-    throw new RangeError('minSpeakers exceeds maxSpeakers')
-  }
-  return { numSpeakers, minSpeakers, maxSpeakers }
 }
 
 /**

@@ -21,3 +21,20 @@ export interface Diarizer {
   available?(): Promise<boolean>
   diarize(audio: Float32Array, opts?: SpeakerCount & { signal?: AbortSignal }): Promise<SpeakerSpan[]>
 }
+
+/** Refuses counts the contract does not allow (RangeError): not whole and positive, exact with bounds, min above max. */
+export function checkSpeakerCount(opts: SpeakerCount): SpeakerCount {
+  const { numSpeakers, minSpeakers, maxSpeakers } = opts
+  if (numSpeakers !== undefined && (minSpeakers !== undefined || maxSpeakers !== undefined)) {
+    throw new RangeError('numSpeakers cannot be combined with minSpeakers or maxSpeakers')
+  }
+  for (const value of [numSpeakers, minSpeakers, maxSpeakers]) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+      throw new RangeError('speaker counts must be positive integers')
+    }
+  }
+  if (minSpeakers !== undefined && maxSpeakers !== undefined && minSpeakers > maxSpeakers) {
+    throw new RangeError('minSpeakers exceeds maxSpeakers')
+  }
+  return { numSpeakers, minSpeakers, maxSpeakers }
+}

@@ -10,7 +10,7 @@ import { localSpeakers, RATE } from './local-speakers.ts'
 import type { TurnSpeakers } from './online.ts'
 import { type FloorRun, floorHolders, floorRuns, latestChange, runSegments } from './online-floor.ts'
 import { chainTracks, type Excerpt, type ExcerptComparer, modelComparer, soloExcerpts } from './reidentify.ts'
-import { node, stitch } from './stitch.ts'
+import { chainsApart, stitch } from './stitch.ts'
 
 /** The tracker's model cannot be had (missing or damaged file): the session's diarization is unavailable. */
 export class SpeakerTrackerUnavailableError extends Error {
@@ -86,16 +86,13 @@ export async function createSegmentedSpeakerTracker(
     const speech = new Map<number, number>()
     for (const r of runs) speech.set(r.holder, (speech.get(r.holder) ?? 0) + r.to - r.from)
     // Chains that shared a window are two people in the model's own judgement: never one speaker.
-    const windowsOf = (c: number) => new Set(local.activity.flatMap((_, w) => (hasChain(w, c) ? [w] : [])))
-    const hasChain = (w: number, c: number) =>
-      Array.from({ length: segmenter.speakers }, (_, s) => chains[node(local, w, s)]).includes(c)
+    const apart = chainsApart(local, chains, tracks.length, 0)
     const numberOf = new Map<number, number>()
     // The chain heard most is named first: it has the most voice to compare.
     for (const [chain] of [...speech].sort((a, b) => b[1] - a[1])) {
       const excerpt = excerpts[chain] as Excerpt
-      const mine = windowsOf(chain)
       const excluded = new Set(
-        [...numberOf].filter(([other]) => [...windowsOf(other)].some((w) => mine.has(w))).map(([, n]) => n),
+        [...numberOf].filter(([other]) => (apart[chain] as Uint8Array)[other]).map(([, n]) => n),
       )
       const candidates = exemplars.map((_, n) => n).filter((n) => !excluded.has(n))
       const scores =

@@ -83,5 +83,5 @@ export function activitySpans(
   return spans
 }
 
-/** Seconds of audio a grid frame's middle sample sits at, as a sample index. */
+/** The sample at the middle of grid frame g. */
 export const frameSample = (ls: LocalSpeakers, g: number) => Math.round(frameMiddle(ls.segmenter, g) * RATE)

@@ -130,20 +130,19 @@ export function soloExcerpts(
 }
 
 /**
- * The probability that two excerpts are one speaker, for each pair asked. Each window alternates them in `parts`
- * pieces (A B A B … of equal length, as turns of a conversation); the model's local speakers are counted over the A
- * pieces and over the B pieces, and the score is Σₖ p_A(k)·p_B(k): 1 when one local speaker holds both, 0 when they
- * share none.
+ * The probability that two excerpts are one speaker, for each pair asked: the first excerpt's first half window ends
+ * the window's first half, the second's begins its second half; the model's local speakers are counted over each
+ * half, and the score is Σₖ p₁(k)·p₂(k): 1 when one local speaker holds both, 0 when they share none. (Alternating
+ * four pieces, A B A B, separated worse: docs/diarization.md.)
  */
 export async function sameSpeaker(
   segmenter: Segmenter,
   excerpts: readonly Excerpt[],
   pairs: readonly [number, number][],
   signal?: AbortSignal,
-  parts = 2,
 ): Promise<number[]> {
-  const piece = Math.floor(segmenter.windowSamples / parts)
-  const perSide = Math.ceil(parts / 2)
+  const half = segmenter.windowSamples / 2
+  const halfFrames = half / 16_000 / segmenter.frameStep
   // A few windows' audio at a time: one window per pair would hold 640 kB for every pair asked.
   const scores: number[] = []
   for (let first = 0; first < pairs.length; first += 16) {
@@ -155,27 +154,21 @@ export async function sameSpeaker(
   async function scoreWindows(batch: readonly [number, number][]): Promise<number[]> {
     const windows = batch.map(([a, b]) => {
       const window = new Float32Array(segmenter.windowSamples)
-      for (let p = 0; p < parts; p++) {
-        const source = (excerpts[p % 2 === 0 ? a : b] as Excerpt).samples
-        // The excerpt is cut into as many pieces as it has turns; a short one is repeated.
-        const share = Math.floor(source.length / perSide)
-        const from = share >= piece ? Math.floor(p / 2) * share : 0
-        const chunk = source.subarray(from, from + Math.min(piece, source.length))
-        window.set(chunk, p * piece + (piece - chunk.length) * (p === 0 ? 1 : 0))
-      }
+      const first = (excerpts[a] as Excerpt).samples.subarray(0, half)
+      window.set(first, half - first.length)
+      window.set((excerpts[b] as Excerpt).samples.subarray(0, half), half)
       return window
     })
     const decoded = await segmenter.segment(windows, signal)
     const { frames, speakers } = segmenter
-    const pieceFrames = piece / 16_000 / segmenter.frameStep
     return decoded.map(({ active }) => {
-      const sides = [new Float64Array(speakers), new Float64Array(speakers)]
+      const sides = [new Float64Array(speakers), new Float64Array(speakers)] as const
       for (let f = 0; f < frames; f++) {
-        const side = sides[Math.min(parts - 1, Math.floor(f / pieceFrames)) % 2] as Float64Array
+        const side = sides[f < halfFrames ? 0 : 1]
         for (let s = 0; s < speakers; s++)
           side[s] = (side[s] as number) + (active[f * speakers + s] as number)
       }
-      const [first, second] = sides as [Float64Array, Float64Array]
+      const [first, second] = sides
       const n1 = first.reduce((x, y) => x + y, 0)
       const n2 = second.reduce((x, y) => x + y, 0)
       if (n1 === 0 || n2 === 0) return 0

@@ -1,5 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
+import {
+  joinClips,
+  meetingSpeaker,
+  realSpeechAvailable,
+  spokenDigits,
+  talkOver,
+} from '../../testing/speakers.ts'
 import { concat, silence } from '../speaker/test-audio.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
@@ -47,12 +53,8 @@ describe.skipIf(!realSpeechAvailable())('segmentation diarizer on real people', 
     // George, then Jackson starts 3 s before George stops (both at full level), then Jackson alone.
     const a = george[2] as Float32Array
     const b = concat([jackson[2] as Float32Array, jackson[0] as Float32Array])
-    const start = a.length - 3 * RATE
-    const audio = new Float32Array(start + b.length)
-    audio.set(a)
-    for (let i = 0; i < b.length; i++) audio[start + i] = (audio[start + i] as number) + (b[i] as number)
+    const { audio, overlap } = talkOver(a, b, 3)
     const spans = await diarizer.diarize(audio)
-    const overlap = { from: start / RATE, to: a.length / RATE }
     const heard = new Set(
       spans.filter((s) => s.start < overlap.to - 0.5 && s.end > overlap.from + 0.5).map((s) => s.speaker),
     )

@@ -10,7 +10,7 @@ import type { Segmenter } from '../segmentation/segmenter.ts'
 import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speaker/index.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { clusterChains } from './chain-clusters.ts'
-import type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
+import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
 import {
@@ -22,7 +22,7 @@ import {
   sameSpeaker,
   soloExcerpts,
 } from './reidentify.ts'
-import { node, stitch } from './stitch.ts'
+import { chainsApart, stitch } from './stitch.ts'
 
 export interface SegmentationDiarizerOptions {
   segmenter?: Segmenter & { load?: () => Promise<void> }
@@ -30,8 +30,6 @@ export interface SegmentationDiarizerOptions {
   stepSeconds?: number
   /** Intersection over union from which local speakers of overlapping windows are linked. */
   minAgreement?: number
-  /** Speech two local speakers must share (seconds, where their windows overlap) to be linked. */
-  minLinkSeconds?: number
   /**
    * How chains are compared: 'embedding' (default), the speaker verifier's GMM–UBM embedding of each chain's solo
    * speech, one speaker from its verification threshold; 'model', the segmentation model hearing two excerpts side
@@ -64,7 +62,6 @@ export interface SegmentationDiarizerOptions {
 export const SEGMENTATION_DEFAULTS = {
   stepSeconds: 1,
   minAgreement: 0.3,
-  minLinkSeconds: 0,
   compare: 'embedding' as 'embedding' | 'model' | ExcerptComparer,
   excerptSeconds: 5,
   minRunSeconds: 0.3,
@@ -129,7 +126,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
       }
     },
     async diarize(audio, opts = {}) {
-      checkCount(opts)
+      checkSpeakerCount(opts)
       const analysis = await analyze(audio, opts.signal)
       const labels = await speakerLabels(audio, analysis, opts, opts.signal)
       return spansOf(analysis, labels, audio.length / RATE)
@@ -190,8 +187,9 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
 
   /**
    * Each chain too small to be compared with the others, the most active first, goes to a speaker it never shared a
-   * window with as another local speaker: the one whose longest chain the model finds most like it when it has solo
-   * speech to compare (side by side: under a second is too little voice for an embedding) (unless that scores under `ownSpeakerBelow`), else the most active such speaker. A chain every
+   * window with as another local speaker: the one whose longest chain the model finds most like it, side by side,
+   * when it has solo speech to compare (under a second is too little voice for an embedding) unless that scores
+   * under `ownSpeakerBelow`; else the most active such speaker. A chain every
    * speaker shared a window with (someone who talks mostly over others) is a speaker of its own when it is active
    * for `minSpeakerSeconds`, and is left out when shorter.
    */
@@ -268,48 +266,10 @@ export function splitToCount(local: LocalSpeakers, labels: Int32Array, wanted: n
   return out
 }
 
-/** `apart[a][b]` = 1 when chains a and b are different local speakers of one window. */
-function chainsApart(
-  local: LocalSpeakers,
-  chains: Int32Array,
-  total: number,
-  minFrames: number,
-): Uint8Array[] {
-  const apart = Array.from({ length: total }, () => new Uint8Array(total))
-  const { frames, speakers: k } = local.segmenter
-  local.activity.forEach((a, w) => {
-    const heard = Array.from({ length: k }, (_, s) => {
-      let n = 0
-      for (let f = 0; f < frames; f++) n += a[f * k + s] as number
-      return n
-    })
-    for (let s = 0; s < k; s++)
-      for (let t = s + 1; t < k; t++) {
-        const x = chains[node(local, w, s)] as number
-        const y = chains[node(local, w, t)] as number
-        if (x < 0 || y < 0 || (heard[s] as number) < minFrames || (heard[t] as number) < minFrames) continue
-        ;(apart[x] as Uint8Array)[y] = 1
-        ;(apart[y] as Uint8Array)[x] = 1
-      }
-  })
-  return apart
-}
-
 function longest(excerpts: Excerpt[]): number {
   let best = 0
   excerpts.forEach((e, c) => {
     if (e.seconds > (excerpts[best] as Excerpt).seconds) best = c
   })
   return best
-}
-
-function checkCount(opts: SpeakerCount): void {
-  const { numSpeakers, minSpeakers, maxSpeakers } = opts
-  if (numSpeakers !== undefined && (minSpeakers !== undefined || maxSpeakers !== undefined))
-    throw new RangeError('numSpeakers cannot be combined with minSpeakers or maxSpeakers')
-  for (const value of [numSpeakers, minSpeakers, maxSpeakers])
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
-      throw new RangeError('speaker counts must be positive integers')
-  if (minSpeakers !== undefined && maxSpeakers !== undefined && minSpeakers > maxSpeakers)
-    throw new RangeError('minSpeakers exceeds maxSpeakers')
 }

@@ -9,7 +9,7 @@ import type { LocalSpeakers } from './local-speakers.ts'
 export const node = (ls: LocalSpeakers, w: number, s: number) => w * ls.segmenter.speakers + s
 
 /** Chain of each node (window × local speaker), −1 for local speakers never active. */
-export function stitch(ls: LocalSpeakers, minAgreement: number, minShared = 0): Int32Array {
+export function stitch(ls: LocalSpeakers, minAgreement: number): Int32Array {
   const { frames, speakers } = ls.segmenter
   const nodes = ls.activity.length * speakers
   const activeFrames = new Int32Array(nodes)
@@ -37,7 +37,7 @@ export function stitch(ls: LocalSpeakers, minAgreement: number, minShared = 0): 
             both += x & y
             either += x | y
           }
-          if (either > 0 && both >= minShared && both / either >= minAgreement)
+          if (either > 0 && both / either >= minAgreement)
             links.push({ a: node(ls, w, i), b: node(ls, v, j), agreement: both / either })
         }
       }
@@ -83,4 +83,34 @@ export function stitch(ls: LocalSpeakers, minAgreement: number, minShared = 0): 
     chainOf[n] = ids.get(r) as number
   }
   return chainOf
+}
+
+/**
+ * `apart[a][b]` = 1 when chains a and b are different local speakers of one window, each active there for at least
+ * `minFrames` frames: two people in the model's own judgement.
+ */
+export function chainsApart(
+  local: LocalSpeakers,
+  chains: Int32Array,
+  total: number,
+  minFrames: number,
+): Uint8Array[] {
+  const apart = Array.from({ length: total }, () => new Uint8Array(total))
+  const { frames, speakers: k } = local.segmenter
+  local.activity.forEach((a, w) => {
+    const heard = Array.from({ length: k }, (_, s) => {
+      let n = 0
+      for (let f = 0; f < frames; f++) n += a[f * k + s] as number
+      return n
+    })
+    for (let s = 0; s < k; s++)
+      for (let t = s + 1; t < k; t++) {
+        const x = chains[node(local, w, s)] as number
+        const y = chains[node(local, w, t)] as number
+        if (x < 0 || y < 0 || (heard[s] as number) < minFrames || (heard[t] as number) < minFrames) continue
+        ;(apart[x] as Uint8Array)[y] = 1
+        ;(apart[y] as Uint8Array)[x] = 1
+      }
+  })
+  return apart
 }

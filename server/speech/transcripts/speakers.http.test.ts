@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { transcriptionVerboseJsonSchema } from '../../../schema/index.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
-import { joinClips, realSpeechAvailable, spokenDigits, wav16k } from '../../testing/speakers.ts'
+import { joinClips, realSpeechAvailable, spokenDigits, talkOver, wav16k } from '../../testing/speakers.ts'
 
 /**
  * Who spoke when, through the real API, recognizer and segmentation model, on real people (FSDD digits: George and
  * Jackson, shared/data/speakers) — contract 4.12, docs/transcription.md.
  */
-const RATE = 16_000
 let svc: RunningService
 let alternating: Buffer
 let mixed: Buffer
@@ -24,14 +23,9 @@ beforeAll(async () => {
   ])
   alternating = wav16k(joinClips([g0, j0, g1, j1] as Float32Array[], 0.5))
   // George, and Jackson starting 3 s before he stops, both at full level.
-  const a = g0 as Float32Array
-  const b = j1 as Float32Array
-  const start = a.length - 3 * RATE
-  const audio = new Float32Array(start + b.length)
-  audio.set(a)
-  for (let i = 0; i < b.length; i++) audio[start + i] = (audio[start + i] as number) + (b[i] as number)
-  mixed = wav16k(audio)
-  overlap = { from: start / RATE, to: a.length / RATE }
+  const talking = talkOver(g0 as Float32Array, j1 as Float32Array, 3)
+  mixed = wav16k(talking.audio)
+  overlap = talking.overlap
 }, 60_000)
 afterAll(async () => {
   await svc?.close()
