@@ -160,25 +160,30 @@ describe('generation slots shared by two instances', () => {
 
   it('lets a second-generation request on one instance wait for a slot freed on the other, else 503 after ~8 s', async () => {
     const [a, b] = instances as [Instance, Instance]
-    const [onA, onB] = [await openStream(a, 'svc-tts-2-latest'), await openStream(b, 'svc-tts-2-latest')]
-    const waiting = speech(a, 'svc-tts-2-latest', 'Hi.')
-    await sleep(300)
-    const freed = performance.now()
-    onB()
-    const served = await waiting
-    expect(served.status).toBe(200)
-    // Woken by the release notice from the other instance, well before the wait runs out.
-    expect(performance.now() - freed).toBeLessThan(2000)
-    await served.arrayBuffer()
+    // Every stream opened here is cancelled however the test ends, so a failure (or its retry) leaves no slot held
+    // for the tests after it.
+    const open: Array<() => void> = []
+    try {
+      open.push(await openStream(a, 'svc-tts-2-latest'), await openStream(b, 'svc-tts-2-latest'))
+      const waiting = speech(a, 'svc-tts-2-latest', 'Hi.')
+      await sleep(300)
+      const freed = performance.now()
+      open[1]?.()
+      const served = await waiting
+      expect(served.status).toBe(200)
+      // Served after the release on the other instance, well before its 8 s wait would have run out.
+      expect(performance.now() - freed).toBeLessThan(6000)
+      await served.arrayBuffer()
 
-    const onB2 = await openStream(b, 'svc-tts-2-latest')
-    const started = performance.now()
-    const refused = await speech(b, 'svc-tts-2-latest', 'Hi.')
-    expect(refused.status).toBe(503)
-    expect(refused.headers.get('retry-after')).toBe('1')
-    expect(performance.now() - started).toBeGreaterThanOrEqual(7500)
-    onA()
-    onB2()
+      open.push(await openStream(b, 'svc-tts-2-latest'))
+      const started = performance.now()
+      const refused = await speech(b, 'svc-tts-2-latest', 'Hi.')
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect(performance.now() - started).toBeGreaterThanOrEqual(7500)
+    } finally {
+      for (const cancel of open) cancel()
+    }
     await expect.poll(ttsLeasesInRedis, { timeout: 5000 }).toBe(0)
   }, 30_000)
 
