@@ -23,18 +23,18 @@ export const ON_POSTGRES: Record<string, string> = {
     'users and sessions kept in the database: sign-in, sign-out, revocation',
   'server/studio/fuzz.http.test.ts':
     'hostile text (NUL, control characters) reaching the stores, refused differently',
-  'server/speech/store/keys.test.ts': 'the key store',
-  'server/speech/store/adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
+  'server/speech/access/key-store.test.ts': 'the key store',
+  'server/speech/database-adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
   'server/speech/store/voices-crash.test.ts':
     'voice and consent rows and audio under SIGKILL, one transaction each',
   'server/speech/database.http.test.ts':
     'the service with its database reported, and cut off (PostgreSQL only)',
   'server/speech/voices.http.test.ts': 'consents and voices: stored, listed, paged, deleted with their audio',
-  'server/speech/key-rules.http.test.ts': 'the keys CLI and ephemeral keys deleted from the store',
+  'server/speech/access/key-rules.http.test.ts': 'the keys CLI and ephemeral keys deleted from the store',
   'server/speech/redirect.http.test.ts':
     'continuations stored, served once by another instance on the database',
-  'server/speech/limits.http.test.ts': 'the slots kept in Redis for one instance, as with REDIS_URL',
-  'server/speech/slot-leases.http.test.ts': 'slot leases in Redis; a stored voice prepared again',
+  'server/speech/limits/limits.http.test.ts': 'the slots kept in Redis for one instance, as with REDIS_URL',
+  'server/speech/limits/slot-leases.http.test.ts': 'slot leases in Redis; a stored voice prepared again',
   'server/speech/fuzz.http.test.ts':
     'hostile values (NUL, lone surrogates) reaching the stores, refused differently',
 }
@@ -46,7 +46,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'server/studio/server-timing.http.test.ts': 'timing headers on a proxied stream',
   'server/studio/upstream-abort.http.test.ts': 'a cancelled request ending at the service',
   'server/studio/tts-live.ws.test.ts': 'live text through the socket bridge',
-  'server/speech/client-secrets.http.test.ts':
+  'server/speech/access/client-secrets.http.test.ts':
     'secret minting and WebRTC signalling (ephemeral keys: key store)',
   'server/speech/cloning.http.test.ts': 'one-request cloning, never stored',
   'server/speech/duration.http.test.ts': 'the request duration limit',

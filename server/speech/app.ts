@@ -13,6 +13,10 @@ import {
   screenRecording,
 } from '../engine/speaker/index.ts'
 import { createStreamingVad } from '../engine/vad/index.ts'
+import { clientSecretRoutes } from './access/client-secret-routes.ts'
+import { ClientSecretStore } from './access/client-secret-store.ts'
+import { KeyStore } from './access/key-store.ts'
+import { openSpeechStorage, pingDatabase } from './database.ts'
 import {
   ApiError,
   clientErrorHandler,
@@ -24,10 +28,10 @@ import {
 import { LocalTranscriptionJobs, type TranscriptionJobs } from './jobs/jobs.ts'
 import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './jobs/shared.ts'
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
+import type { SlotPool } from './limits/slots.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
 import { callRoutes } from './routes/calls.ts'
-import { clientSecretRoutes } from './routes/client-secrets.ts'
 import { consentRoutes } from './routes/consents.ts'
 import { savedVoiceRoutes } from './routes/saved-voices.ts'
 import { speechRoutes } from './routes/speech.ts'
@@ -35,18 +39,14 @@ import { sttRealtimeRoutes } from './routes/stt-realtime.ts'
 import { transcriptionRoutes } from './routes/transcriptions.ts'
 import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
-import type { SlotPool } from './slots.ts'
-import { ClientSecretStore } from './store/client-secrets.ts'
 import { ContinuationStore } from './store/continuations.ts'
-import { openSpeechStorage, pingDatabase } from './store/db.ts'
-import { KeyStore } from './store/keys.ts'
 import { VoiceStore } from './store/voices.ts'
 import { VoiceService } from './voices/voice-service.ts'
 import { warmUpSpeech } from './warm-up.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
-  /** PostgreSQL instead of DATA_DIR/speech.db (`DATABASE_URL`; store/db.ts). */
+  /** PostgreSQL instead of DATA_DIR/speech.db (`DATABASE_URL`; database.ts). */
   databaseUrl?: string | undefined
   /** The PostgreSQL schema of the service's tables (`SPEECH_DATABASE_SCHEMA`, default `speech`). */
   databaseSchema?: string | undefined
@@ -155,7 +155,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     schema: opts.databaseSchema,
   })
   const keys = new KeyStore(storage)
-  // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted (keys.ts).
+  // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted (access/key-store.ts).
   await keys.deleteExpiredEphemeral()
   const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiErrorBody } from '../../schema/index.ts'
 import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
-import { clientGone } from './lease.ts'
+import { clientGone } from './limits/lease.ts'
 
 /** Request ids are ours (`req_` and 24 hex digits); a client-sent id header is not trusted. */
 export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`

@@ -227,7 +227,7 @@ describe('data files are for the service’s user only', () => {
       const mode = (path: string) => (statSync(path).mode & 0o777).toString(8)
       expect(await local.service.voices.store.artifactIds('consents')).toEqual([id])
       expect([dataDir, mode(dataDir)]).toEqual([dataDir, '700'])
-      // The recording is a row of the database (store/db.ts), never a file of its own.
+      // The recording is a row of the database (database.ts), never a file of its own.
       expect(existsSync(join(dataDir, 'voice-store'))).toBe(false)
       const files = database.backend === 'sqlite' ? ['speech.db', 'speech.db-shm', 'speech.db-wal'] : []
       expect(readdirSync(dataDir).sort()).toEqual(files)

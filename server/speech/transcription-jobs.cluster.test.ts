@@ -13,7 +13,7 @@ import { speechTestDatabase } from '../testing/speech-database.ts'
 import { type SpeechProcess, startSpeechProcess } from '../testing/speech-process.ts'
 import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
 import { floatToPcm16Wav } from '../wav.ts'
-import type { SpeechStorage } from './store/db.ts'
+import type { SpeechStorage } from './database.ts'
 
 /**
  * Transcription uploads as jobs on the queue every instance shares (jobs/shared.ts; docs/deploy.md, Transcription

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 /**
- * A new organization key made by the service's own CLI (`server/speech/keys-cli.ts`) on the database of `dataDir`
+ * A new organization key made by the service's own CLI (`server/speech/access/keys-cli.ts`) on the database of `dataDir`
  * (or, with `DATABASE_URL` in `env`, on PostgreSQL), as an operator would; its last line of output is the key.
  */
 export async function keyFromCli(
@@ -14,7 +14,7 @@ export async function keyFromCli(
 ): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    ['--import', 'tsx', 'server/speech/keys-cli.ts', 'create', '--org', org, '--data', dataDir],
+    ['--import', 'tsx', 'server/speech/access/keys-cli.ts', 'create', '--org', org, '--data', dataDir],
     { env },
   )
   const key = stdout.trim().split('\n').at(-1) ?? ''

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { openSpeechStorage, type SpeechStorage } from '../speech/store/db.ts'
+import { openSpeechStorage, type SpeechStorage } from '../speech/database.ts'
 import { dropPostgresSchema } from '../storage/index.ts'
 import { TEST_BACKEND, TEST_DATABASE_URL } from './studio.ts'
 

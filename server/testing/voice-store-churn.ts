@@ -3,7 +3,7 @@
  * speech database of DATA_DIR — speech.db, or PostgreSQL when `DATABASE_URL` and `SPEECH_DATABASE_SCHEMA` are set
  * (server/testing/speech-database.ts). Each artifact is large enough (~1 MB) that a kill often lands mid-write.
  */
-import { openSpeechStorage } from '../speech/store/db.ts'
+import { openSpeechStorage } from '../speech/database.ts'
 import { VoiceStore } from '../speech/store/voices.ts'
 
 const dir = process.argv[2]

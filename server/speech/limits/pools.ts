@@ -1,5 +1,5 @@
-import { MemorySlotPool, type SlotPool } from '../slots.ts'
 import { DEFAULT_LEASE_TTL_MS, RedisLimits, type RedisLimitsOptions } from './redis-slots.ts'
+import { MemorySlotPool, type SlotPool } from './slots.ts'
 
 /** Where the limits are kept when several instances share them (`REDIS_URL`; docs/deploy.md, Shared limits). */
 export type SharedLimitsOptions = Pick<RedisLimitsOptions, 'url' | 'prefix' | 'leaseTtlMs' | 'warn'>

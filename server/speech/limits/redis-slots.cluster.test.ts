@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.ts'
-import type { AcquireResult, Slot } from '../slots.ts'
 import { RedisLimits } from './redis-slots.ts'
+import type { AcquireResult, Slot } from './slots.ts'
 
 /**
  * The shared limiter over the real Redis (127.0.0.1:6379, or STUDIO_TEST_REDIS_URL): several `RedisLimits` stand for

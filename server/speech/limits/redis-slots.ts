@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import type { AcquireResult, Slot, SlotPool } from '../slots.ts'
+import type { AcquireResult, Slot, SlotPool } from './slots.ts'
 import { limitsUnavailable } from './unavailable.ts'
 
 /**

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ASR_CONCURRENT_SESSIONS } from '../../../schema/index.ts'
-import { authenticate } from '../auth.ts'
+import { authenticate } from '../access/auth.ts'
+import type { ClientSecretStore } from '../access/client-secret-store.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest, rateLimited } from '../errors.ts'
+import type { SlotPool } from '../limits/slots.ts'
 import { discardRest, malformedMultipart } from '../multipart-form.ts'
 import {
   applySessionConfig,
@@ -9,9 +12,6 @@ import {
   parseSessionConfig,
   SessionConfigError,
 } from '../realtime/stt-config.ts'
-import type { SlotPool } from '../slots.ts'
-import type { ClientSecretStore } from '../store/client-secrets.ts'
-import type { KeyStore } from '../store/keys.ts'
 
 export interface CallRouteDeps {
   keys: KeyStore

@@ -9,10 +9,10 @@ import {
   type Deletion,
   type VoiceConsent,
 } from '../../../schema/index.ts'
-import { authenticate } from '../auth.ts'
+import { authenticate } from '../access/auth.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { badRequest, consentNotFound } from '../errors.ts'
 import { readForm } from '../multipart-form.ts'
-import type { KeyStore } from '../store/keys.ts'
 import type { ConsentRecord } from '../store/voices.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
 import { requiredName } from './saved-voices.ts'

@@ -7,11 +7,11 @@ import {
   savedVoiceIdPattern,
   VOICE_SAMPLE_MAX_BYTES,
 } from '../../../schema/index.ts'
-import { authenticate } from '../auth.ts'
+import { authenticate } from '../access/auth.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest, consentNotFound, voiceNotFound } from '../errors.ts'
-import { requestLease } from '../lease.ts'
+import { requestLease } from '../limits/lease.ts'
 import { readForm } from '../multipart-form.ts'
-import type { KeyStore } from '../store/keys.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
 
 const MANAGING = 'Managing saved voices'

@@ -19,8 +19,9 @@ import {
   type Synthesizer,
   speak,
 } from '../../engine/index.ts'
+import { authenticate } from '../access/auth.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from '../audio-out.ts'
-import { authenticate } from '../auth.ts'
 import {
   ApiError,
   badRequest,
@@ -29,12 +30,11 @@ import {
   noGenerationSlot,
   rateLimited,
 } from '../errors.ts'
-import { type RequestLease, requestLease } from '../lease.ts'
+import { type RequestLease, requestLease } from '../limits/lease.ts'
+import type { Slot, SlotPool } from '../limits/slots.ts'
 import { readForm } from '../multipart-form.ts'
-import type { Slot, SlotPool } from '../slots.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest, speakRequestFor } from '../speech-request.ts'
 import type { ContinuationStore } from '../store/continuations.ts'
-import type { KeyStore } from '../store/keys.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
 

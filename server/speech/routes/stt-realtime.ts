@@ -3,8 +3,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { TRANSCRIPTION_MODELS } from '../../../schema/index.ts'
 import type { Recognizer } from '../../engine/recognition/recognizer.ts'
 import type { GateOptions, StreamingVad } from '../../engine/vad/index.ts'
-import { authenticate } from '../auth.ts'
+import { authenticate } from '../access/auth.ts'
+import type { ClientSecretStore } from '../access/client-secret-store.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest, invalidField, upgradeRequired } from '../errors.ts'
+import type { SlotPool } from '../limits/slots.ts'
 import {
   applySessionConfig,
   defaultSettings,
@@ -12,9 +15,6 @@ import {
   type SttSettings,
 } from '../realtime/stt-config.ts'
 import { type SessionSpeakerTracker, SttSession } from '../realtime/stt-session.ts'
-import type { SlotPool } from '../slots.ts'
-import type { ClientSecretStore } from '../store/client-secrets.ts'
-import type { KeyStore } from '../store/keys.ts'
 
 export interface SttRealtimeDeps {
   keys: KeyStore

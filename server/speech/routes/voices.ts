@@ -6,9 +6,9 @@ import {
   MODELS,
   type ModelId,
 } from '../../../schema/index.ts'
-import { authenticate } from '../auth.ts'
+import { authenticate } from '../access/auth.ts'
+import type { KeyStore } from '../access/key-store.ts'
 import { badRequest } from '../errors.ts'
-import type { KeyStore } from '../store/keys.ts'
 import type { VoiceStore } from '../store/voices.ts'
 
 /**

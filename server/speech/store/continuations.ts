@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { SpeechDb, SpeechStorage } from './db.ts'
+import type { SpeechDb, SpeechStorage } from '../database.ts'
 
 /**
  * Continuations of `POST /v1/audio/speech` answered 303 at capacity (docs/api.md): the request, kept under a random

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SpeechDb } from './db.ts'
+import type { SpeechDb } from '../database.ts'
 
 /**
  * Adopts the audio an older release kept in files — `<root>/consents/<id>/` and `<root>/voices/<id>/`, each holding

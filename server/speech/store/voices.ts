@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { VoiceParams } from '../../engine/index.ts'
-import type { SpeechDb, SpeechStorage } from './db.ts'
+import type { SpeechDb, SpeechStorage } from '../database.ts'
 import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
 /**
  * Consents and saved voices (contract 2.3, 2.5, 3), with their audio and embeddings, all in the service's database
- * (store/db.ts). A consent or voice and its artifacts are written in one transaction and deleted by one cascade, so
+ * (database.ts). A consent or voice and its artifacts are written in one transaction and deleted by one cascade, so
  * after any crash every row has its audio and no audio outlives its row; with PostgreSQL every instance sees the same
  * ones. Every query is scoped to the owner, so a foreign id and a nonexistent one take the same path and give the
  * same answer.

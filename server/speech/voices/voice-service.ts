@@ -25,7 +25,7 @@ import {
   unusableAudio,
   voiceNotFound,
 } from '../errors.ts'
-import type { Slot, SlotPool } from '../slots.ts'
+import type { Slot, SlotPool } from '../limits/slots.ts'
 import type { ConsentRecord, VoiceRecord, VoiceStore } from '../store/voices.ts'
 
 /** What the recording screen says of a consent clip, or of a sample checked against a consent (screen.ts). */

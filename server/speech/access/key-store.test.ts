@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type SpeechTestDatabase, speechTestDatabase } from '../../testing/speech-database.ts'
-import type { SpeechStorage } from './db.ts'
-import { KeyStore } from './keys.ts'
+import type { SpeechStorage } from '../database.ts'
+import { KeyStore } from './key-store.ts'
 
 /** On the tests' backend: SQLite by default, PostgreSQL in the `postgres` project (server/testing/speech-database.ts). */
 let dir: string

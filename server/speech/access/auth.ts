@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { durableKeyRequired, invalidKey, missingKey, missingPermission } from './errors.ts'
-import type { KeyStore, Permission, Principal } from './store/keys.ts'
+import { durableKeyRequired, invalidKey, missingKey, missingPermission } from '../errors.ts'
+import type { KeyStore, Permission, Principal } from './key-store.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { RealtimeSessionConfig } from '../../../schema/index.ts'
-import type { SpeechDb, SpeechStorage, SpeechTables } from './db.ts'
-import type { KeyStore, Principal } from './keys.ts'
+import type { SpeechDb, SpeechStorage, SpeechTables } from '../database.ts'
+import type { KeyStore, Principal } from './key-store.ts'
 
 /**
  * Ephemeral client secrets (`ek_…`) minted by `POST /v1/realtime/client_secrets`: an ephemeral key holding only

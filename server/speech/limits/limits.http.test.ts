@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { testSharedLimits } from '../testing/shared-limits.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { testSharedLimits } from '../../testing/shared-limits.ts'
 
 /**
  * Concurrency slots over real HTTP (contract 7, 8; the waiting policy is in docs/api.md). In the `postgres` project the

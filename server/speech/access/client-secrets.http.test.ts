@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clientSecretResponseSchema } from '../../schema/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { connectWs } from '../testing/ws-client.ts'
+import { clientSecretResponseSchema } from '../../../schema/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { connectWs } from '../../testing/ws-client.ts'
 
 /** Ephemeral client secrets and WebRTC signalling (contract 4.11, 4.12, 5, 7; docs/transcription.md). */
 let svc: RunningService

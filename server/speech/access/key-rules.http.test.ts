@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { voiceParamsFor } from '../engine/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { speechTestDatabase } from '../testing/speech-database.ts'
-import { connectWs } from '../testing/ws-client.ts'
+import { voiceParamsFor } from '../../engine/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { speechTestDatabase } from '../../testing/speech-database.ts'
+import { connectWs } from '../../testing/ws-client.ts'
 
 /**
  * Who may do what with which key (docs/security.md): the keys CLI's permission list, ephemeral `ek_` keys that
@@ -24,9 +24,13 @@ const dataDirs = new Set<string>()
 async function keysCli(dataDir: string, ...args: string[]) {
   dataDirs.add(dataDir)
   try {
-    const { stdout, stderr } = await run(TSX, ['server/speech/keys-cli.ts', ...args, '--data', dataDir], {
-      env: { ...process.env, ...speechTestDatabase(dataDir).env },
-    })
+    const { stdout, stderr } = await run(
+      TSX,
+      ['server/speech/access/keys-cli.ts', ...args, '--data', dataDir],
+      {
+        env: { ...process.env, ...speechTestDatabase(dataDir).env },
+      },
+    )
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }

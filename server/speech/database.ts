@@ -1,6 +1,6 @@
 import { type Generated, type Kysely, sql } from 'kysely'
-import { type BlobChunkRow, createBlobTable } from '../../storage/blobs.ts'
-import { type Dialect, openStorage, type Storage, type StorageMigration } from '../../storage/index.ts'
+import { type BlobChunkRow, createBlobTable } from '../storage/blobs.ts'
+import { type Dialect, openStorage, type Storage, type StorageMigration } from '../storage/index.ts'
 
 /**
  * The speech service's durable state — organizations, API keys, consents, saved voices with their audio and
@@ -138,7 +138,7 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
     },
   },
   // The realtime session configuration minted with an ephemeral client secret (POST /v1/realtime/client_secrets),
-  // applied when a socket opens with that ek_ credential (store/client-secrets.ts).
+  // applied when a socket opens with that ek_ credential (access/client-secret-store.ts).
   '0003_client_secret_sessions': {
     async up(db) {
       await db.schema
@@ -149,7 +149,7 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
     },
   },
   // Audio and embeddings move from DATA_DIR/voice-store/ into the database; the files an older release left are
-  // imported when the voice store opens (store/legacy-voice-files.ts).
+  // imported when the voice store opens (voices/legacy-voice-files.ts).
   '0004_artifacts': {
     async up(db, dialect) {
       for (const [table, column, parent] of [
@@ -166,7 +166,7 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
       }
     },
   },
-  // 303 continuations (store/continuations.ts) in the database, so any instance redeems what another issued.
+  // 303 continuations (synthesis/continuation-store.ts) in the database, so any instance redeems what another issued.
   '0005_continuations': {
     async up(db, dialect) {
       await db.schema

@@ -1,10 +1,10 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEspeakSynthesizer, type SynthesisJob, type Synthesizer } from '../engine/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { testSharedLimits } from '../testing/shared-limits.ts'
-import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
-import { connectWs } from '../testing/ws-client.ts'
+import { createEspeakSynthesizer, type SynthesisJob, type Synthesizer } from '../../engine/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { testSharedLimits } from '../../testing/shared-limits.ts'
+import { spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
+import { connectWs } from '../../testing/ws-client.ts'
 
 /**
  * Slot leases (lease.ts) over real HTTP and WebSocket: a client that leaves while its request is being prepared — a

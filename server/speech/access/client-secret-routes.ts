@@ -5,7 +5,6 @@ import {
   type ClientSecretResponse,
   clientSecretRequestSchema,
 } from '../../../schema/index.ts'
-import { authenticate } from '../auth.ts'
 import { ApiError, badRequest } from '../errors.ts'
 import {
   applySessionConfig,
@@ -14,8 +13,9 @@ import {
   SessionConfigError,
   sessionObject,
 } from '../realtime/stt-config.ts'
-import type { ClientSecretStore } from '../store/client-secrets.ts'
-import type { KeyStore } from '../store/keys.ts'
+import { authenticate } from './auth.ts'
+import type { ClientSecretStore } from './client-secret-store.ts'
+import type { KeyStore } from './key-store.ts'
 
 export interface ClientSecretDeps {
   keys: KeyStore

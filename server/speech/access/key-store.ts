@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { SpeechDb, SpeechStorage, SpeechTables } from './db.ts'
+import type { SpeechDb, SpeechStorage, SpeechTables } from '../database.ts'
 
 /**
  * Organizations and API keys. Keys are 32 random bytes, so a plain SHA-256 is enough to store them safely (no

@@ -1,6 +1,6 @@
-import { dataDir, parseFlags } from '../config.ts'
-import { openSpeechStorage } from './store/db.ts'
-import { type KeyKind, KeyStore, parsePermissions } from './store/keys.ts'
+import { dataDir, parseFlags } from '../../config.ts'
+import { openSpeechStorage } from '../database.ts'
+import { type KeyKind, KeyStore, parsePermissions } from './key-store.ts'
 
 /**
  * `npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions a,b] [--data DIR]` prints the new
