@@ -11,14 +11,15 @@ export const ON_POSTGRES: Record<string, string> = {
   'server/storage/storage.test.ts':
     'the storage layer itself: unreachable database, connections cut, migrations',
   'server/storage/blobs.test.ts': 'chunked blobs in the database',
-  'server/studio/store/stores.test.ts':
+  'server/studio/database.test.ts':
     "the studio's stores: several instances, case-insensitive names, revisions",
-  'server/studio/users-cli.test.ts': 'the users CLI writes users into the database',
-  'server/studio/live-recorder.test.ts': 'a live session saved as a stored transcript with its audio',
-  'server/studio/audit.http.test.ts': 'the audit trail is stored rows',
-  'server/studio/scripts.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
-  'server/studio/takes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
-  'server/studio/transcripts.http.test.ts': 'saved transcripts with their audio, label edits on a revision',
+  'server/studio/auth/users-cli.test.ts': 'the users CLI writes users into the database',
+  'server/studio/live/recorder.test.ts': 'a live session saved as a stored transcript with its audio',
+  'server/studio/audit/routes.http.test.ts': 'the audit trail is stored rows',
+  'server/studio/scripts/routes.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
+  'server/studio/takes/routes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
+  'server/studio/transcripts/routes.http.test.ts':
+    'saved transcripts with their audio, label edits on a revision',
   'server/studio/studio.http.test.ts':
     'users and sessions kept in the database: sign-in, sign-out, revocation',
   'server/studio/fuzz.http.test.ts':
@@ -40,12 +41,12 @@ export const ON_POSTGRES: Record<string, string> = {
 }
 /** Suites that run on SQLite only, each with why the database is not their subject. */
 export const SQLITE_ONLY: Record<string, string> = {
-  'server/studio/redirect.http.test.ts':
+  'server/studio/proxy/redirect.http.test.ts':
     "the proxy's rewriting of a continuation (stored: speech redirect suite)",
   'server/studio/security.http.test.ts': 'Host and Origin checks, CSRF, in-process sign-in limits, headers',
-  'server/studio/server-timing.http.test.ts': 'timing headers on a proxied stream',
-  'server/studio/upstream-abort.http.test.ts': 'a cancelled request ending at the service',
-  'server/studio/tts-live.ws.test.ts': 'live text through the socket bridge',
+  'server/studio/proxy/server-timing.http.test.ts': 'timing headers on a proxied stream',
+  'server/studio/proxy/upstream-abort.http.test.ts': 'a cancelled request ending at the service',
+  'server/studio/proxy/tts-live.ws.test.ts': 'live text through the socket bridge',
   'server/speech/access/client-secrets.http.test.ts':
     'secret minting and WebRTC signalling (ephemeral keys: key store)',
   'server/speech/cloning.http.test.ts': 'one-request cloning, never stored',
@@ -84,7 +85,6 @@ const INTEGRATION_BY_NAME = [
   '**/*.listening.test.ts',
   ...STORAGE_SUITES,
   'server/storage/**/*.test.ts',
-  'server/studio/store/*.test.ts',
   'server/speech/store/*.test.ts',
   // Child processes: ffmpeg makes the codec fixtures, PocketSphinx is a subprocess, the CLI and crash tests run tsx,
   // the lint test runs Biome.
@@ -93,11 +93,11 @@ const INTEGRATION_BY_NAME = [
   'server/engine/codecs/aac-optional.test.ts',
   'server/engine/recognition/pocketsphinx.test.ts',
   'server/speech/store/voices-crash.test.ts',
-  'server/studio/users-cli.test.ts',
+  'server/studio/auth/users-cli.test.ts',
   'server/lint-boundaries.test.ts',
   // Servers started in the test: the speech service and the studio backend in front of it.
   'server/logging.test.ts',
-  'server/studio/retry.test.ts',
+  'server/studio/proxy/retry.test.ts',
   // Real recordings: the AMI meeting excerpts and the FSDD speakers (server/testing/meetings.ts, speakers.ts).
   'server/engine/diarization/diarizer.test.ts',
   'server/engine/diarization/segmented.test.ts',

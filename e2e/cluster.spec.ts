@@ -16,7 +16,7 @@ const [backendA, backendB] = e2eClusterBackends as [string, string]
 
 /** The real users CLI on the cluster's database, the password piped in. */
 async function usersCli(args: string[], password?: string) {
-  const cli = run('npx', ['tsx', 'server/studio/users-cli.ts', ...args], {
+  const cli = run('npx', ['tsx', 'server/studio/auth/users-cli.ts', ...args], {
     env: { ...process.env, ...e2eClusterUsersEnv },
     timeout: 120_000,
   })

@@ -137,7 +137,7 @@ test('no key reaches the browser, and no consent or voice id reaches the log', a
   for (const id of ids) expect(browser).toContain(id)
   expect(browser.includes(key), 'the service key appeared in browser traffic').toBe(false)
   expect(browser).not.toMatch(/\b(sk|ek)_[A-Za-z0-9_-]{8,}/)
-  // The studio's Content-Security-Policy (server/studio/host-guard.ts) refused nothing the journeys needed.
+  // The studio's Content-Security-Policy (server/studio/auth/host-guard.ts) refused nothing the journeys needed.
   expect(traffic.filter((line) => line.includes('Content Security Policy'))).toEqual([])
 
   const log = readFileSync(e2eServerLog, 'utf8')

@@ -1,6 +1,6 @@
 /**
  * The one retry policy of the whole studio: how long to wait before trying a refused request again, and how to read
- * the service's Retry-After header. The studio backend (server/studio/retry.ts, retrying upstream answers) and the
+ * the service's Retry-After header. The studio backend (server/studio/proxy/retry.ts, retrying upstream answers) and the
  * browser (src/api/capacity-retry.ts, with a visible countdown) both wait this way, with their own base and cap, so
  * that a client refused for capacity never comes back sooner than asked, and clients refused together spread out.
  */

@@ -126,7 +126,7 @@ const studioEnv = {
 }
 for (const spec of users) {
   const [user, role, ...password] = spec.split(':')
-  const add = run(...tsx('server/studio/users-cli.ts', ['add', user ?? '', '--role', role ?? '']), {
+  const add = run(...tsx('server/studio/auth/users-cli.ts', ['add', user ?? '', '--role', role ?? '']), {
     env: { ...process.env, ...studioEnv, DATA_DIR: join(root, 'studio-0') },
   })
   add.child.stdin?.end(`${password.join(':')}\n`)

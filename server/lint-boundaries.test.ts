@@ -24,7 +24,7 @@ const cases: Array<{ rule: string; path: string; source: string; expect: RegExp 
   {
     rule: 'the storage layer knows neither server',
     path: 'server/storage/__lint_fixture.ts',
-    source: "import { openStudioStorage } from '../studio/store/db.ts'\nexport const x = openStudioStorage\n",
+    source: "import { openStudioStorage } from '../studio/database.ts'\nexport const x = openStudioStorage\n",
     expect: /knows neither/,
   },
   {

@@ -5,8 +5,8 @@ import { redactingLogger } from './logging.ts'
 import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
 import { sharedLimitsFromEnv } from './speech/limits/pools.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
-import { isLoopbackName, parseOrigins } from './studio/host-guard.ts'
-import { openStudioStorage, Settings } from './studio/store/db.ts'
+import { isLoopbackName, parseOrigins } from './studio/auth/host-guard.ts'
+import { openStudioStorage, Settings } from './studio/database.ts'
 
 /**
  * `npm start`: the studio backend, with the local speech service embedded unless SVC_BASE_URL points elsewhere.
@@ -18,7 +18,7 @@ const host = process.env.HOST ?? LOOPBACK
 const studioPort = envPort('PORT', DEFAULT_STUDIO_PORT)
 const logger = redactingLogger(process.env.LOG_LEVEL ?? 'warn')
 
-// Where people open the studio; required off loopback, where no name can be trusted by default (host-guard.ts).
+// Where people open the studio; required off loopback, where no name can be trusted by default (studio/auth/host-guard.ts).
 const origins = parseOrigins(process.env.STUDIO_ORIGIN)
 const loopbackOnly = isLoopbackName(host)
 if (!loopbackOnly && origins.length === 0)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { text } from 'node:stream/consumers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { StudioStorage } from '../studio/store/db.ts'
+import type { StudioStorage } from '../studio/database.ts'
 import { openTestStorage } from '../testing/studio.ts'
 import { BlobStore, BlobTooLargeError } from './blobs.ts'
 

@@ -5,27 +5,27 @@ import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { Health, UpstreamKind } from '../../schema/index.ts'
-import { upstreamAccess, upstreamLocationToStudio } from './access.ts'
-import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit.ts'
-import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth.ts'
+import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit/routes.ts'
+import { AuditStore } from './audit/store.ts'
+import { type HostPolicy, localPort, originAllowed, registerHostGuard } from './auth/host-guard.ts'
+import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth/routes.ts'
+import { SessionStore } from './auth/sessions.ts'
+import { UserStore } from './auth/users.ts'
+import type { StudioStorage } from './database.ts'
 import { refuse, registerErrorHandler } from './errors.ts'
-import { type HostPolicy, localPort, originAllowed, registerHostGuard } from './host-guard.ts'
-import { liveBridgeOptions } from './live-transcription.ts'
-import { bufferSmallJson } from './replayable-body.ts'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './retry.ts'
-import { registerScriptRoutes } from './scripts.ts'
-import { markUpstreamStart, withStudioTiming } from './server-timing.ts'
-import { AuditStore } from './store/audit.ts'
-import type { StudioStorage } from './store/db.ts'
-import { ScriptStore } from './store/scripts.ts'
-import { SessionStore } from './store/sessions.ts'
-import { TakeStore } from './store/takes.ts'
-import { TranscriptStore } from './store/transcripts.ts'
-import { UserStore } from './store/users.ts'
-import { registerTakeRoutes } from './takes.ts'
-import { registerTranscriptRoutes } from './transcripts.ts'
-import { abortingDispatcher, abortUpstreamWhenClientLeaves, markProxied } from './upstream-abort.ts'
-import { registerWsBridge } from './ws-bridge.ts'
+import { liveBridgeOptions } from './live/transcription.ts'
+import { upstreamAccess, upstreamLocationToStudio } from './proxy/access.ts'
+import { bufferSmallJson } from './proxy/replayable-body.ts'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './proxy/retry.ts'
+import { markUpstreamStart, withStudioTiming } from './proxy/server-timing.ts'
+import { abortingDispatcher, abortUpstreamWhenClientLeaves, markProxied } from './proxy/upstream-abort.ts'
+import { registerWsBridge } from './proxy/ws-bridge.ts'
+import { registerScriptRoutes } from './scripts/routes.ts'
+import { ScriptStore } from './scripts/store.ts'
+import { registerTakeRoutes } from './takes/routes.ts'
+import { TakeStore } from './takes/store.ts'
+import { registerTranscriptRoutes } from './transcripts/routes.ts'
+import { TranscriptStore } from './transcripts/store.ts'
 
 /** Where the backend sends the studio's speech requests, and the durable key it injects (never sent to browsers). */
 export interface Upstream {
@@ -36,7 +36,7 @@ export interface Upstream {
 
 export interface StudioOptions {
   upstream: Upstream
-  /** The backend's state: studio.db or PostgreSQL (store/db.ts `openStudioStorage`); the caller closes it. */
+  /** The backend's state: studio.db or PostgreSQL (database.ts `openStudioStorage`); the caller closes it. */
   db: StudioStorage
   /** Open an admin session without sign-in while no user exists. Only for loopback with the embedded service. */
   autoLocalAdmin: boolean
@@ -49,7 +49,7 @@ export interface StudioOptions {
   staticDir?: string
   logger?: FastifyServerOptions['logger']
   /**
-   * Which Host names are answered and which page origins may open sockets (host-guard.ts). Default: loopback only,
+   * Which Host names are answered and which page origins may open sockets (auth/host-guard.ts). Default: loopback only,
    * no configured origin, as `npm start` runs.
    */
   hosts?: HostPolicy
@@ -126,11 +126,11 @@ export async function createStudio(opts: StudioOptions) {
     preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
       await authorizeUpstream(request, reply)
       abortUpstreamWhenClientLeaves(request, reply)
-      // A small JSON body is read here so that a 429/503 can be retried with it (retry.ts); others stream through.
+      // A small JSON body is read here so that a 429/503 can be retried with it (proxy/retry.ts); others stream through.
       if (!reply.sent) await bufferSmallJson(request)
       markUpstreamStart(request, reply)
     },
-    // The browser leaving ends the upstream request too (upstream-abort.ts).
+    // The browser leaving ends the upstream request too (proxy/upstream-abort.ts).
     undici: abortingDispatcher(),
     replyOptions: {
       // The browser never holds a key: the backend's key replaces whatever came in, and cookies stay here.
@@ -141,9 +141,9 @@ export async function createStudio(opts: StudioOptions) {
       // A capacity redirect names the service's path; the browser must follow it through the backend instead.
       rewriteHeaders: (headers, request) =>
         withStudioTiming(upstreamLocationToStudio(headers, upstream.baseUrl), request),
-      // 429 and 503 answered before any streaming are retried here, politely (retry.ts).
+      // 429 and 503 answered before any streaming are retried here, politely (proxy/retry.ts).
       retryDelay: upstreamRetry({ ...DEFAULT_RETRY_POLICY, ...opts.retry }),
-      // Consent and voice creations and deletions that succeeded go into the audit trail (audit.ts).
+      // Consent and voice creations and deletions that succeeded go into the audit trail (audit/routes.ts).
       onResponse: auditingOnResponse({ store: audit, consentOfVoice: catalogConsentLookup(upstream) }),
     },
   })
@@ -151,7 +151,7 @@ export async function createStudio(opts: StudioOptions) {
   await app.register(websocket)
   const authorizeSocket = async (request: FastifyRequest, reply: FastifyReply) => {
     // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio's: judged by
-    // configuration and the port the connection came in on, never by the request's own Host (host-guard.ts).
+    // configuration and the port the connection came in on, never by the request's own Host (auth/host-guard.ts).
     if (!originAllowed(hosts, request.headers.origin, localPort(request)))
       return refuse(reply, 403, 'Cross-origin socket refused.')
     return authorizeUpstream(request, reply)

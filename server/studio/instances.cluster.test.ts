@@ -9,7 +9,7 @@ import { meetingFile } from '../testing/meetings.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { type RunningStudio, startStudio, TEST_BACKEND, TEST_REDIS_URL } from '../testing/studio.ts'
 import { floatToPcm16Wav } from '../wav.ts'
-import { RedisSignInLimiter } from './sign-in-limit.ts'
+import { RedisSignInLimiter } from './auth/sign-in-limit.ts'
 
 /**
  * Two studio backends on one PostgreSQL database and one Redis, as behind a load balancer (the `postgres` test
@@ -78,7 +78,7 @@ describe('two studio backends on one PostgreSQL and one Redis', () => {
     // The real CLI in its own process, on the shared database, the password piped in.
     const cli = run(
       process.execPath,
-      ['--import', 'tsx', 'server/studio/users-cli.ts', 'passwd', 'rita', '--data', a.dir],
+      ['--import', 'tsx', 'server/studio/auth/users-cli.ts', 'passwd', 'rita', '--data', a.dir],
       { env: { ...process.env, ...a.database.env }, timeout: 120_000 },
     )
     cli.child.stdin?.end('the next long password\n')

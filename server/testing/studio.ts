@@ -7,8 +7,8 @@ import { Redis } from 'ioredis'
 import type { Role } from '../../schema/index.ts'
 import { dropPostgresSchema } from '../storage/index.ts'
 import { createStudio, type StudioOptions } from '../studio/app.ts'
-import { openStudioStorage, type StudioStorage } from '../studio/store/db.ts'
-import { UserStore } from '../studio/store/users.ts'
+import { UserStore } from '../studio/auth/users.ts'
+import { openStudioStorage, type StudioStorage } from '../studio/database.ts'
 import type { RunningService } from './service.ts'
 
 /**

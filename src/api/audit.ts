@@ -3,7 +3,7 @@ import { type AuditEvent, type AuditPage, auditOriginsSchema, auditPageSchema } 
 import { apiJson } from './http.ts'
 
 /**
- * The studio backend's audit trail of consents and voices (`server/studio/audit.ts`, shapes in `schema/audit.ts`),
+ * The studio backend's audit trail of consents and voices (`server/studio/audit/routes.ts`, shapes in `schema/audit.ts`),
  * read by administrators and consent administrators.
  */
 

@@ -5,7 +5,7 @@ import { ApiRequestError } from './http.ts'
 /**
  * The browser's retry of a request the service refused for capacity (contract 7: 429 `rate_limit_exceeded` and
  * `custom_voice_creation_busy`, 503), with a visible countdown. The backend already retries JSON requests upstream
- * (server/studio/retry.ts) and passes the refusal on only when it gave up; it cannot retry a multipart request (a
+ * (server/studio/proxy/retry.ts) and passes the refusal on only when it gave up; it cannot retry a multipart request (a
  * reference clip), whose body it streamed through. So this wait is the one the user sees, and it follows the same
  * policy: never sooner than Retry-After, a jittered exponential backoff on top, a cap on the attempts.
  *

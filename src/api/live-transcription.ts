@@ -3,7 +3,7 @@ import { transcriptionEventSchema } from './transcripts.ts'
 
 /**
  * Live transcription from the microphone through the studio backend's socket bridge (`/api/v1/realtime`,
- * `server/studio/live-transcription.ts`): the backend mints the service's ephemeral credential with the session's
+ * `server/studio/live/transcription.ts`): the backend mints the service's ephemeral credential with the session's
  * diarization settings and relays the socket, so the browser never holds a key.
  */
 

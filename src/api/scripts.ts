@@ -10,7 +10,7 @@ import {
 import { apiFetch, apiJson, errorFrom, putRevision } from './http.ts'
 
 /**
- * A designer's scripts kept by the studio backend (`server/studio/scripts.ts`, shapes in `schema/scripts.ts`): list,
+ * A designer's scripts kept by the studio backend (`server/studio/scripts/routes.ts`, shapes in `schema/scripts.ts`): list,
  * open, create, save on top of a revision, delete.
  */
 

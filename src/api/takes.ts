@@ -12,7 +12,7 @@ import { wavFormat } from '../audio/peaks.ts'
 import { apiFetch, apiJson, errorFrom } from './http.ts'
 
 /**
- * The take history kept by the studio backend (`server/studio/takes.ts`, shapes in `schema/takes.ts`): a script's
+ * The take history kept by the studio backend (`server/studio/takes/routes.ts`, shapes in `schema/takes.ts`): a script's
  * takes with their settings and timings, each one's audio, and the changes a designer makes to them.
  */
 

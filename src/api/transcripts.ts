@@ -16,7 +16,7 @@ import {
 import { apiFetch, apiJson, apiUploadStream, errorFrom, putRevision, type UploadProgress } from './http.ts'
 
 /**
- * Saved transcripts kept by the studio backend (`server/studio/transcripts.ts`, shapes in `schema/transcripts.ts`):
+ * Saved transcripts kept by the studio backend (`server/studio/transcripts/routes.ts`, shapes in `schema/transcripts.ts`):
  * transcribing and saving an upload (the service's events passed through: contract 4.12, 6.4), the list, one with its
  * result, label edits on top of a revision, waveform peaks, deletion.
  */

@@ -3,7 +3,7 @@
  * browser sees its bytes go out, then nothing until the answer, while the service decodes, screens and checks the
  * clip (the phrase, or the speaker against the consent) and prepares the voice. For a voice the service first waits
  * for a cloning slot, up to two minutes (`cloningWaitMs`, server/speech/app.ts) behind other creations, before it
- * refuses with 429 busy; the backend cannot retry that (the body was streamed through, server/studio/retry.ts), so
+ * refuses with 429 busy; the backend cannot retry that (the body was streamed through, server/studio/proxy/retry.ts), so
  * the page waits and tries again itself. So none of it may pass in silence: the step is named, the wait for the
  * answer is timed, a wait longer than usual says why, and a wait past any the service should take ends the save.
  */

@@ -1,0 +1,138 @@
+import type { AuditAction, AuditKind } from '../../../schema/index.ts'
+import type { StudioStorage } from '../database.ts'
+
+/** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
+
+export interface AuditEvent {
+  id: number
+  /** Unix time in seconds. */
+  at: number
+  /** The studio user who made the change (a later removal of the user leaves the name here). */
+  user: string
+  role: string
+  kind: AuditKind
+  action: AuditAction
+  /** The service's id of the consent or voice. */
+  upstreamId: string
+  name: string | null
+  /** For voices: the consent the voice was bound to, when known. */
+  consentId: string | null
+}
+
+export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'> & { at?: number }
+
+type Row = {
+  id: number
+  at: number
+  user_name: string
+  user_role: string
+  kind: AuditKind
+  action: AuditAction
+  upstream_id: string
+  name: string | null
+  consent_id: string | null
+}
+
+const toEvent = (r: Row): AuditEvent => ({
+  id: r.id,
+  at: r.at,
+  user: r.user_name,
+  role: r.user_role,
+  kind: r.kind,
+  action: r.action,
+  upstreamId: r.upstream_id,
+  name: r.name,
+  consentId: r.consent_id,
+})
+
+export class AuditStore {
+  constructor(private readonly storage: StudioStorage) {}
+
+  private get db() {
+    return this.storage.db
+  }
+
+  /** Creation events with no later deletion or revocation of the same id. */
+  private liveCreations() {
+    return this.db
+      .selectFrom('audit_events as c')
+      .selectAll('c')
+      .where('c.action', '=', 'created')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('audit_events as d')
+              .select('d.id')
+              .whereRef('d.upstream_id', '=', 'c.upstream_id')
+              .where('d.action', '<>', 'created')
+              .whereRef('d.id', '>', 'c.id'),
+          ),
+        ),
+      )
+  }
+
+  async record(event: NewAuditEvent): Promise<AuditEvent> {
+    const at = event.at ?? Math.floor(Date.now() / 1000)
+    const { id } = await this.db
+      .insertInto('audit_events')
+      .values({
+        at,
+        user_name: event.user,
+        user_role: event.role,
+        kind: event.kind,
+        action: event.action,
+        upstream_id: event.upstreamId,
+        name: event.name,
+        consent_id: event.consentId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    return { ...event, id, at }
+  }
+
+  /** Newest first; `before` is the id of the last event of the previous page. */
+  async list(opts: { limit: number; before?: number; kind?: AuditKind }): Promise<{
+    events: AuditEvent[]
+    hasMore: boolean
+  }> {
+    let query = this.db.selectFrom('audit_events').selectAll()
+    if (opts.before !== undefined) query = query.where('id', '<', opts.before)
+    if (opts.kind !== undefined) query = query.where('kind', '=', opts.kind)
+    const rows = await query
+      .orderBy('id', 'desc')
+      .limit(opts.limit + 1)
+      .execute()
+    return { events: rows.slice(0, opts.limit).map(toEvent), hasMore: rows.length > opts.limit }
+  }
+
+  /**
+   * The creation events of everything not deleted or revoked since: where each live consent and voice came from.
+   * Newest first.
+   */
+  async origins(): Promise<AuditEvent[]> {
+    return (await this.liveCreations().orderBy('c.id', 'desc').execute()).map(toEvent)
+  }
+
+  /** The latest creation of `upstreamId` through the studio, if it was created here. */
+  async creationOf(upstreamId: string): Promise<AuditEvent | undefined> {
+    const row = await this.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('upstream_id', '=', upstreamId)
+      .where('action', '=', 'created')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+    return row && toEvent(row)
+  }
+
+  /** Voices created bound to `consentId` that are still live (so a deletion of the consent revokes them). */
+  async liveVoicesOf(consentId: string): Promise<AuditEvent[]> {
+    const rows = await this.liveCreations()
+      .where('c.kind', '=', 'voice')
+      .where('c.consent_id', '=', consentId)
+      .orderBy('c.id')
+      .execute()
+    return rows.map(toEvent)
+  }
+}

@@ -1,0 +1,346 @@
+import type { Generated, Kysely } from 'kysely'
+import { sql } from 'kysely'
+import { type BlobChunkRow, createBlobTable } from '../storage/blobs.ts'
+import {
+  createStorage,
+  type Dialect,
+  openStorage,
+  type Storage,
+  type StorageMigration,
+} from '../storage/index.ts'
+
+/**
+ * The studio backend's own state — settings, users, sessions, the audit trail, saved transcripts and their label
+ * edits, scripts — in `DATA_DIR/studio.db` (SQLite, the default) or, with `DATABASE_URL`, in PostgreSQL in the schema
+ * `studio` (server/storage). The audio of saved transcripts (`transcript_audio`, chunked: server/storage/blobs.ts) and of
+ * takes (`take_audio`) is in the database too, so every instance serves every recording.
+ */
+
+export interface StudioTables {
+  settings: { name: string; value: string }
+  users: {
+    id: Generated<number>
+    name: string
+    role: string
+    password_hash: string
+    created_at: number
+  }
+  sessions: {
+    token_hash: string
+    user_id: number | null
+    csrf_token: string
+    created_at: number
+    expires_at: number
+  }
+  audit_events: {
+    id: Generated<number>
+    at: number
+    user_name: string
+    user_role: string
+    kind: 'consent' | 'voice'
+    action: 'created' | 'deleted' | 'revoked'
+    upstream_id: string
+    name: string | null
+    consent_id: string | null
+  }
+  transcripts: {
+    id: string
+    name: string
+    source: 'upload' | 'live'
+    created_at: number
+    created_by: string
+    audio_file: string
+    audio_type: string
+    audio_bytes: number
+    duration: number | null
+    diarization_status: string | null
+    speakers: number
+    turns: number
+    result: string
+    peaks: string | null
+  }
+  transcript_labels: {
+    transcript_id: string
+    edits: string
+    revision: number
+    updated_at: number
+    updated_by: string
+  }
+  scripts: {
+    id: string
+    owner: string
+    title: string
+    document: string
+    characters: number
+    lines: number
+    revision: number
+    created_at: number
+    updated_at: number
+  }
+  takes: {
+    id: string
+    owner: string
+    script_id: string
+    line_id: string
+    text: string
+    settings: string
+    reference: number
+    status: 'complete' | 'incomplete'
+    final: number
+    starred: number
+    name: string | null
+    time_to_first_audio_ms: number | null
+    samples: number
+    bytes: number
+    created_at: number
+  }
+  take_audio: { take_id: string; pcm: Uint8Array }
+  transcript_audio: BlobChunkRow
+}
+
+export type StudioDb = Kysely<StudioTables>
+export type StudioStorage = Storage<StudioTables>
+
+/** Whole numbers: SQLite's INTEGER is 64-bit; PostgreSQL's needs `bigint` for millisecond times. */
+const int = (dialect: Dialect) => (dialect === 'postgres' ? 'bigint' : 'integer')
+
+/**
+ * The studio's migrations. The first five create exactly the tables and columns of the five numbered migrations that
+ * studio.db had before the shared storage layer (counted in `user_version`), so an older studio.db is adopted as it
+ * is (server/storage). Never edit one that has shipped; add the next.
+ */
+export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
+  '0001_settings': {
+    async up(db) {
+      await db.schema
+        .createTable('settings')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+    },
+  },
+  '0002_users_sessions': {
+    async up(db, dialect) {
+      let users = db.schema.createTable('users')
+      users =
+        dialect === 'postgres'
+          ? users
+              .addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity())
+              .addColumn('name', 'text', (c) => c.notNull())
+          : users
+              .addColumn('id', 'integer', (c) => c.primaryKey())
+              // Names are unique whatever their case: SQLite's NOCASE here, a unique index on lower(name) below.
+              .addColumn('name', 'text', (c) => c.notNull().unique().modifyEnd(sql`collate nocase`))
+      await users
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .execute()
+      if (dialect === 'postgres')
+        await db.schema
+          .createIndex('users_name_lower')
+          .on('users')
+          .unique()
+          .expression(sql`lower(name)`)
+          .execute()
+      await db.schema
+        .createTable('sessions')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .addColumn('expires_at', int(dialect), (c) => c.notNull())
+        .execute()
+      if (dialect === 'postgres') {
+        // SQLite scans its small table; a shared database keeps many instances' sessions.
+        await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute()
+        await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute()
+      }
+    },
+  },
+  // The audit trail of consents and voices created and deleted through the studio (server/studio/audit/routes.ts).
+  '0003_audit_events': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('audit_events')
+        .addColumn('id', int(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey(),
+        )
+        .addColumn('at', int(dialect), (c) => c.notNull())
+        .addColumn('user_name', 'text', (c) => c.notNull())
+        .addColumn('user_role', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind IN ('consent', 'voice')`))
+        .addColumn('action', 'text', (c) =>
+          c.notNull().check(sql`action IN ('created', 'deleted', 'revoked')`),
+        )
+        .addColumn('upstream_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('consent_id', 'text')
+        .execute()
+      await db.schema.createIndex('audit_events_upstream').on('audit_events').column('upstream_id').execute()
+      await db.schema.createIndex('audit_events_consent').on('audit_events').column('consent_id').execute()
+    },
+  },
+  // Saved transcripts (transcripts/store.ts): the service's result as it came, never updated; the reviewers' label
+  // edits in their own table; the audio in DATA_DIR/transcripts/ until 0007 moved it into the database.
+  '0004_transcripts': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('transcripts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull().check(sql`source IN ('upload', 'live')`))
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('audio_file', 'text', (c) => c.notNull())
+        .addColumn('audio_type', 'text', (c) => c.notNull())
+        .addColumn('audio_bytes', int(dialect), (c) => c.notNull())
+        .addColumn('duration', dialect === 'postgres' ? 'double precision' : 'real')
+        .addColumn('diarization_status', 'text')
+        .addColumn('speakers', 'integer', (c) => c.notNull())
+        .addColumn('turns', 'integer', (c) => c.notNull())
+        .addColumn('result', 'text', (c) => c.notNull())
+        .addColumn('peaks', 'text')
+        .execute()
+      await db.schema.createIndex('transcripts_created').on('transcripts').column('created_at').execute()
+      await db.schema
+        .createTable('transcript_labels')
+        .addColumn('transcript_id', 'text', (c) =>
+          c.primaryKey().references('transcripts.id').onDelete('cascade'),
+        )
+        .addColumn('edits', 'text', (c) => c.notNull())
+        // Any revision a client names must compare without error, so as wide as a JSON number's integers.
+        .addColumn('revision', int(dialect), (c) => c.notNull())
+        .addColumn('updated_at', int(dialect), (c) => c.notNull())
+        .addColumn('updated_by', 'text', (c) => c.notNull())
+        .execute()
+    },
+  },
+  // Voice designers' scripts (scripts/store.ts): each owner's own, saved whole under a revision counter.
+  '0005_scripts': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('scripts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('document', 'text', (c) => c.notNull())
+        .addColumn('characters', 'integer', (c) => c.notNull())
+        .addColumn('lines', 'integer', (c) => c.notNull())
+        .addColumn('revision', int(dialect), (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .addColumn('updated_at', int(dialect), (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('scripts_owner_updated')
+        .on('scripts')
+        .columns(['owner', 'updated_at'])
+        .execute()
+    },
+  },
+  // Take history (takes/store.ts): each owner's takes of their scripts' lines. The audio is in the database, apart
+  // from the metadata so listing never reads it, so that every backend instance serves every take.
+  '0006_takes': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('takes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('script_id', 'text', (c) => c.notNull().references('scripts.id').onDelete('cascade'))
+        .addColumn('line_id', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('reference', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status IN ('complete', 'incomplete')`))
+        .addColumn('final', 'integer', (c) => c.notNull())
+        .addColumn('starred', 'integer', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('time_to_first_audio_ms', int(dialect))
+        .addColumn('samples', int(dialect), (c) => c.notNull())
+        .addColumn('bytes', int(dialect), (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('takes_owner_created')
+        .on('takes')
+        .columns(['owner', 'created_at'])
+        .execute()
+      await db.schema.createIndex('takes_script').on('takes').columns(['script_id', 'line_id']).execute()
+      // One starred take per line, held by the database so two instances starring at once cannot both win.
+      await db.schema
+        .createIndex('takes_one_starred')
+        .on('takes')
+        .columns(['script_id', 'line_id'])
+        .unique()
+        .where(sql.ref('starred'), '=', 1)
+        .execute()
+      await db.schema
+        .createTable('take_audio')
+        .addColumn('take_id', 'text', (c) => c.primaryKey().references('takes.id').onDelete('cascade'))
+        .addColumn('pcm', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .execute()
+    },
+  },
+  // Transcript recordings in the database (server/storage/blobs.ts) instead of DATA_DIR/transcripts/, so every backend
+  // instance serves every recording. Files of an older studio are moved in at start (TranscriptStore.adoptFiles).
+  '0007_transcript_audio': {
+    async up(db, dialect) {
+      await createBlobTable(db, dialect, 'transcript_audio')
+    },
+  },
+}
+
+/** studio.db before the storage layer counted five numbered migrations in user_version; those are the first five here. */
+const LEGACY_USER_VERSIONS = 5
+
+export interface StudioStorageOptions {
+  dataDir: string
+  /** PostgreSQL instead of studio.db (the `DATABASE_URL` setting). */
+  databaseUrl?: string | undefined
+  /** The PostgreSQL schema of the studio's tables (`STUDIO_DATABASE_SCHEMA`, default `studio`). */
+  schema?: string | undefined
+}
+
+const storageOptions = (opts: StudioStorageOptions) => ({
+  dataDir: opts.dataDir,
+  databaseUrl: opts.databaseUrl || undefined,
+  file: 'studio.db',
+  schema: opts.schema || 'studio',
+  migrations: STUDIO_MIGRATIONS,
+  legacyUserVersions: LEGACY_USER_VERSIONS,
+})
+
+/** Opens the studio's storage and brings its tables up to date. */
+export function openStudioStorage(opts: StudioStorageOptions): Promise<StudioStorage> {
+  return openStorage<StudioTables>(storageOptions(opts))
+}
+
+/**
+ * The embedded studio.db in `dir`, returned at once with its migrations under way (`ready`; `createStudio` awaits
+ * it). Kept for callers written before the storage layer; new code awaits `openStudioStorage`.
+ */
+export function openStudioDb(dir: string): StudioStorage {
+  return createStorage<StudioTables>(storageOptions({ dataDir: dir }))
+}
+
+/** Small persistent settings of the backend, such as the key it provisioned for the embedded service. */
+export class Settings {
+  constructor(private readonly storage: StudioStorage) {}
+
+  async get(name: string): Promise<string | undefined> {
+    const row = await this.storage.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', name)
+      .executeTakeFirst()
+    return row?.value
+  }
+
+  async set(name: string, value: string): Promise<void> {
+    await this.storage.db
+      .insertInto('settings')
+      .values({ name, value })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
+      .execute()
+  }
+}

@@ -1,0 +1,51 @@
+import type { Role } from '../../../schema/index.ts'
+
+/**
+ * Which upstream routes each role reaches through the backend. Anything not listed is refused before forwarding.
+ * Consent administrators may also synthesize, to preview a saved voice with a sample line.
+ */
+const ROUTES: Array<{ method: string; path: RegExp; roles: readonly Role[] }> = [
+  { method: 'POST', path: /^\/v1\/audio\/speech$/, roles: ['designer', 'consent_admin'] },
+  // Where the service sends a speech request at capacity (4.1); the browser follows it through the backend.
+  {
+    method: 'GET',
+    path: /^\/v1\/audio\/speech\/continuations\/[0-9a-f]{32}$/,
+    roles: ['designer', 'consent_admin'],
+  },
+  { method: 'GET', path: /^\/v1\/voices$/, roles: ['designer', 'consent_admin'] },
+  { method: 'GET', path: /^\/v1\/tts\/realtime$/, roles: ['designer'] },
+  { method: 'POST', path: /^\/v1\/audio\/voices$/, roles: ['consent_admin'] },
+  { method: 'DELETE', path: /^\/v1\/audio\/voices\/[\w-]+$/, roles: ['consent_admin'] },
+  { method: 'GET', path: /^\/v1\/audio\/voice_consents(\/[\w-]+)?$/, roles: ['consent_admin'] },
+  { method: 'POST', path: /^\/v1\/audio\/voice_consents$/, roles: ['consent_admin'] },
+  { method: 'DELETE', path: /^\/v1\/audio\/voice_consents\/[\w-]+$/, roles: ['consent_admin'] },
+  { method: 'POST', path: /^\/v1\/audio\/transcriptions$/, roles: ['reviewer'] },
+  // Live transcription: the backend's socket bridge mints the ephemeral secret itself (live/transcription.ts);
+  // POST /v1/realtime/client_secrets is deliberately absent, so no browser reaches it.
+  { method: 'GET', path: /^\/v1\/realtime$/, roles: ['reviewer'] },
+]
+
+export type Access = 'allowed' | 'forbidden' | 'unknown'
+
+/** `unknown` when no role may use the route (404), `forbidden` when another role may (403). */
+export function upstreamAccess(role: Role, method: string, path: string): Access {
+  const route = ROUTES.find((r) => r.method === method && r.path.test(path))
+  if (!route) return 'unknown'
+  return role === 'admin' || route.roles.includes(role) ? 'allowed' : 'forbidden'
+}
+
+/**
+ * A redirect from the service (its capacity continuation, 4.1) names a path on the service, relative or absolute; the
+ * browser can only reach it through the backend's `/api` prefix, where the same access rules apply.
+ */
+export function upstreamLocationToStudio<H extends Record<string, unknown>>(
+  headers: H,
+  upstreamBase: string,
+): H {
+  const location = headers.location
+  if (typeof location !== 'string') return headers
+  const upstream = new URL(upstreamBase)
+  const target = new URL(location, upstream)
+  if (target.origin !== upstream.origin || !target.pathname.startsWith('/v1/')) return headers
+  return { ...headers, location: `/api${target.pathname}${target.search}` }
+}

@@ -1,0 +1,107 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import type { Role } from '../../../schema/index.ts'
+import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
+import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
+import { refuse, studioErrorHandler } from '../errors.ts'
+import type { ScriptStore } from './store.ts'
+
+/**
+ * `/api/scripts`: a voice designer's scripts, kept by the backend so they survive a reload and follow the designer to
+ * another browser. Each designer sees only their own; another's script does not exist for them (404, never 403).
+ *
+ * - `GET /api/scripts`: summaries, most recently saved first.
+ * - `POST /api/scripts` (a script document): 201 with the saved script at revision 1.
+ * - `GET /api/scripts/:id`, `DELETE /api/scripts/:id` (204).
+ * - `PUT /api/scripts/:id` (`{script, revision}`): 200 with the saved script at the next revision; 409 with the script
+ *   as saved now when the revision is stale, changing nothing.
+ */
+
+const SCRIPT_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
+/** A 40,000-character script with an override on each of its 2,000 lines is about 700 KB of JSON. */
+export const MAX_SCRIPT_BODY_BYTES = 1024 * 1024
+
+function refuseInvalid(reply: FastifyReply, error: z.ZodError) {
+  const issue = error.issues[0]
+  // An unknown field is named by its key, which zod reports apart from the path.
+  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
+  const param = path?.join('.') || null
+  const message = issue?.message ?? 'bad body'
+  return refuse(reply, 400, `Invalid script: ${param ? `${param}: ` : ''}${message}.`, param)
+}
+
+/** The guard has run, so the request has a user. */
+function ownerOf(request: FastifyRequest): string {
+  const user = request.studioUser
+  if (!user) throw new Error('a scripts route ran without a signed-in user')
+  return user.name
+}
+
+export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
+  app.register(async (scope) => {
+    // Before the body is read, so a refused caller's body is never parsed.
+    scope.addHook('onRequest', async (request, reply) => {
+      const user = request.studioUser
+      if (!user) return refuse(reply, 401, 'Not signed in.')
+      if (!SCRIPT_ROLES.has(user.role)) return refuse(reply, 403, 'Only voice designers keep scripts.')
+    })
+    // Body parsing errors (too large, not JSON) in the backend's `detail` shape, like its own refusals.
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.statusCode === 413)
+        return refuse(
+          reply.header('connection', 'close'),
+          413,
+          `A script request holds at most ${MAX_SCRIPT_BODY_BYTES} bytes.`,
+        )
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+        return refuse(reply, error.statusCode, error.message)
+      // A value the database refuses (400) or a database that cannot answer (503) is said as everywhere else.
+      if (isValueRefused(error) || isStorageUnavailable(error))
+        return studioErrorHandler(error, request, reply)
+      request.log.error({ err: error }, 'scripts route failed')
+      return refuse(reply, 500, 'The script could not be stored.')
+    })
+
+    scope.get('/api/scripts', async (request, reply) =>
+      reply.header('cache-control', 'no-store').send({ data: await store.list(ownerOf(request)) }),
+    )
+
+    scope.post('/api/scripts', { bodyLimit: MAX_SCRIPT_BODY_BYTES }, async (request, reply) => {
+      const parsed = scriptDocumentSchema.safeParse(request.body)
+      if (!parsed.success) return refuseInvalid(reply, parsed.error)
+      const saved = await store.create(ownerOf(request), parsed.data)
+      return reply.code(201).header('cache-control', 'no-store').send(saved)
+    })
+
+    scope.get<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
+      const saved = await store.get(ownerOf(request), request.params.id)
+      if (!saved) return refuse(reply, 404, 'No such script.')
+      return reply.header('cache-control', 'no-store').send(saved)
+    })
+
+    scope.put<{ Params: { id: string } }>(
+      '/api/scripts/:id',
+      { bodyLimit: MAX_SCRIPT_BODY_BYTES },
+      async (request, reply) => {
+        const parsed = scriptUpdateSchema.safeParse(request.body)
+        if (!parsed.success) return refuseInvalid(reply, parsed.error)
+        const { script, revision } = parsed.data
+        const outcome = await store.save(ownerOf(request), request.params.id, script, revision)
+        if (!outcome) return refuse(reply, 404, 'No such script.')
+        if ('conflict' in outcome)
+          return reply.code(409).header('cache-control', 'no-store').send({
+            detail: 'This script was saved elsewhere meanwhile (another browser or tab).',
+            param: 'revision',
+            script: outcome.conflict,
+          })
+        return reply.header('cache-control', 'no-store').send(outcome.saved)
+      },
+    )
+
+    scope.delete<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
+      if (!(await store.delete(ownerOf(request), request.params.id)))
+        return refuse(reply, 404, 'No such script.')
+      return reply.code(204).send()
+    })
+  })
+}

@@ -1,0 +1,209 @@
+import multipart from '@fastify/multipart'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import type { Role } from '../../../schema/index.ts'
+import {
+  formatBytes,
+  MAX_TAKE_AUDIO_BYTES,
+  MAX_TAKE_BYTES_PER_USER,
+  MAX_TAKES_PER_USER,
+  newTakeSchema,
+  SAMPLE_RATE,
+  takeUpdateSchema,
+} from '../../../schema/index.ts'
+import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
+import { pcm16WavHeader } from '../../wav.ts'
+import { refuse, studioErrorHandler } from '../errors.ts'
+import type { TakeStore } from './store.ts'
+
+/**
+ * A voice designer's take history, kept by the backend so takes survive a reload and follow the designer to another
+ * browser. Owner-scoped like `/api/scripts` (scripts/routes.ts is the model): another user's take or script does not exist
+ * for them (404, never 403).
+ *
+ * - `GET /api/scripts/:id/takes`: the script's takes (metadata), oldest first.
+ * - `POST /api/scripts/:id/takes` (multipart: `take`, JSON of `newTakeSchema`; `audio`, 24 kHz mono PCM16 raw or as a
+ *   WAV file): 201 with the stored take and the takes dropped to stay within the caps.
+ * - `GET /api/takes/:id/audio`: the take as a WAV file (24 kHz mono PCM16).
+ * - `PATCH /api/takes/:id` (`{name?, starred?}`): rename, star (un-starring the line's other take) or un-star.
+ * - `DELETE /api/takes/:id` (204).
+ */
+
+const TAKE_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
+/** The `take` field: a line's text of up to 40,000 characters is at most 160 KB of UTF-8, plus the settings. */
+const MAX_TAKE_FIELD_BYTES = 256 * 1024
+const WAV_HEADER_BYTES = 44
+
+function refuseInvalid(reply: FastifyReply, error: z.ZodError, prefix = '') {
+  const issue = error.issues[0]
+  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
+  const param = [prefix, ...(path ?? [])].filter((p) => p !== '').join('.') || null
+  const message = issue?.message ?? 'bad body'
+  return refuse(reply, 400, `Invalid take: ${param ? `${param}: ` : ''}${message}.`, param)
+}
+
+/** The guard has run, so the request has a user. */
+function ownerOf(request: FastifyRequest): string {
+  const user = request.studioUser
+  if (!user) throw new Error('a takes route ran without a signed-in user')
+  return user.name
+}
+
+/**
+ * The samples of an upload: raw PCM16, or a WAV file of 24 kHz mono PCM16 (its `data` chunk; a streaming header's
+ * unknown size means "to the end"). A string says what is wrong.
+ */
+export function pcmOfUpload(bytes: Buffer): Buffer | string {
+  if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF') {
+    if (bytes.toString('ascii', 8, 12) !== 'WAVE') return 'a RIFF file that is not WAV'
+    let at = 12
+    let format: { tag: number; channels: number; rate: number; bits: number } | null = null
+    while (at + 8 <= bytes.length) {
+      const id = bytes.toString('ascii', at, at + 4)
+      const size = bytes.readUInt32LE(at + 4)
+      const body = at + 8
+      if (id === 'fmt ') {
+        if (size < 16 || body + 16 > bytes.length) return 'a WAV file with a broken format chunk'
+        format = {
+          tag: bytes.readUInt16LE(body),
+          channels: bytes.readUInt16LE(body + 2),
+          rate: bytes.readUInt32LE(body + 4),
+          bits: bytes.readUInt16LE(body + 14),
+        }
+      } else if (id === 'data') {
+        if (format === null) return 'a WAV file without a format chunk before its audio'
+        if (format.tag !== 1 || format.channels !== 1 || format.rate !== SAMPLE_RATE || format.bits !== 16)
+          return 'a WAV file that is not 24 kHz mono 16-bit PCM'
+        const end = size === 0xffff_ffff ? bytes.length : body + size
+        if (end > bytes.length) return 'a WAV file shorter than its header says'
+        return bytes.subarray(body, end - ((end - body) % 2))
+      }
+      at = body + size + (size % 2)
+    }
+    return 'a WAV file without audio'
+  }
+  if (bytes.length % 2 !== 0) return 'PCM16 audio of an odd number of bytes'
+  return bytes
+}
+
+async function readUpload(request: FastifyRequest) {
+  let takeJson: string | undefined
+  let audio: Buffer | undefined
+  for await (const part of request.parts({
+    limits: {
+      fileSize: MAX_TAKE_AUDIO_BYTES + WAV_HEADER_BYTES,
+      files: 1,
+      fields: 4,
+      fieldSize: MAX_TAKE_FIELD_BYTES,
+    },
+  })) {
+    if (part.type === 'field') {
+      if (part.fieldname === 'take' && typeof part.value === 'string') takeJson = part.value
+      continue
+    }
+    if (part.fieldname !== 'audio') {
+      part.file.resume()
+      continue
+    }
+    audio = await part.toBuffer()
+  }
+  return { takeJson, audio }
+}
+
+export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
+  app.register(async (scope) => {
+    await scope.register(multipart, { throwFileSizeLimit: true })
+    // Before the body is read, so a refused caller's upload is never parsed.
+    scope.addHook('onRequest', async (request, reply) => {
+      const user = request.studioUser
+      if (!user) return refuse(reply, 401, 'Not signed in.')
+      if (!TAKE_ROLES.has(user.role)) return refuse(reply, 403, 'Only voice designers keep takes.')
+    })
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+        return refuse(
+          error.statusCode === 413 ? reply.header('connection', 'close') : reply,
+          error.statusCode,
+          error.message,
+        )
+      if (isValueRefused(error) || isStorageUnavailable(error))
+        return studioErrorHandler(error, request, reply)
+      request.log.error({ err: error }, 'takes route failed')
+      return refuse(reply, 500, 'The take could not be stored.')
+    })
+
+    scope.get<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
+      const takes = await store.list(ownerOf(request), request.params.id)
+      if (!takes) return refuse(reply, 404, 'No such script.')
+      return reply.header('cache-control', 'no-store').send({ data: takes })
+    })
+
+    scope.post<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
+      if (!request.isMultipart())
+        return refuse(reply, 415, 'Send the take as multipart/form-data with the fields "take" and "audio".')
+      let upload: Awaited<ReturnType<typeof readUpload>>
+      try {
+        upload = await readUpload(request)
+      } catch (err) {
+        const code = (err as { code?: string }).code
+        // A refused body is not read to its end; closing the connection is cheaper than draining it.
+        const closing = reply.header('connection', 'close')
+        if (code === 'FST_REQ_FILE_TOO_LARGE')
+          return refuse(closing, 413, `A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio')
+        if (code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT')
+          return refuse(closing, 400, 'A take is the fields "take" and "audio" only.')
+        request.log.info({ err }, 'take upload could not be read')
+        return refuse(closing, 400, 'The upload could not be read (cut short or malformed).')
+      }
+      if (upload.takeJson === undefined)
+        return refuse(reply, 400, 'Add the take’s details as the form field "take" (JSON).', 'take')
+      let json: unknown
+      try {
+        json = JSON.parse(upload.takeJson)
+      } catch {
+        return refuse(reply, 400, 'The field "take" is not JSON.', 'take')
+      }
+      const parsed = newTakeSchema.safeParse(json)
+      if (!parsed.success) return refuseInvalid(reply, parsed.error, 'take')
+      if (!upload.audio) return refuse(reply, 400, 'Add the take’s audio as the form field "audio".', 'audio')
+      const pcm = pcmOfUpload(upload.audio)
+      if (typeof pcm === 'string') return refuse(reply, 400, `The audio is ${pcm}.`, 'audio')
+      if (pcm.length === 0) return refuse(reply, 400, 'The audio is empty.', 'audio')
+      if (pcm.length > MAX_TAKE_AUDIO_BYTES)
+        return refuse(reply, 413, `A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio')
+
+      const outcome = await store.create(ownerOf(request), request.params.id, parsed.data, pcm)
+      if (!outcome) return refuse(reply, 404, 'No such script.')
+      if (outcome === 'full')
+        return refuse(
+          reply,
+          409,
+          `Starred takes fill your take history (at most ${MAX_TAKES_PER_USER} takes and ${formatBytes(MAX_TAKE_BYTES_PER_USER)}). Un-star or delete some to keep new ones.`,
+        )
+      return reply.code(201).header('cache-control', 'no-store').send(outcome)
+    })
+
+    scope.get<{ Params: { id: string } }>('/api/takes/:id/audio', async (request, reply) => {
+      const pcm = await store.audio(ownerOf(request), request.params.id)
+      if (!pcm) return refuse(reply, 404, 'No such take.')
+      const wav = Buffer.concat([pcm16WavHeader(SAMPLE_RATE, pcm.byteLength), pcm])
+      return reply.header('cache-control', 'no-store').type('audio/wav').send(wav)
+    })
+
+    scope.patch<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
+      const parsed = takeUpdateSchema.safeParse(request.body)
+      if (!parsed.success) return refuseInvalid(reply, parsed.error)
+      const outcome = await store.update(ownerOf(request), request.params.id, parsed.data)
+      if (!outcome) return refuse(reply, 404, 'No such take.')
+      if (outcome === 'incomplete')
+        return refuse(reply, 409, 'Only a complete take can be starred.', 'starred')
+      return reply.header('cache-control', 'no-store').send(outcome)
+    })
+
+    scope.delete<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
+      if (!(await store.delete(ownerOf(request), request.params.id)))
+        return refuse(reply, 404, 'No such take.')
+      return reply.code(204).send()
+    })
+  })
+}

@@ -1,0 +1,279 @@
+import { randomBytes } from 'node:crypto'
+import {
+  MAX_TAKE_BYTES_PER_USER,
+  MAX_TAKES_PER_USER,
+  type NewTake,
+  newTakeSchema,
+  type StoredTake,
+  type TakeCreated,
+  type TakeSettings,
+  type TakeUpdate,
+} from '../../../schema/index.ts'
+import { isUniqueViolation } from '../../storage/index.ts'
+import type { StudioStorage, StudioTables } from '../database.ts'
+
+/**
+ * Voice designers' take history (studio.db or PostgreSQL): each take of a line of one of the owner's scripts, with
+ * its audio (24 kHz mono PCM16) in `take_audio`, so any backend instance serves it. Everything is scoped by owner:
+ * another user's take is simply not found. Deleting a script deletes its takes (foreign key, cascade).
+ *
+ * Caps per owner, across their scripts: beyond `maxTakes` or `maxBytes` the oldest unstarred takes are dropped as a
+ * new one is stored, in the same transaction; when the starred takes alone leave no room, the new one is refused.
+ */
+
+type Row = Omit<StudioTables['takes'], 'owner' | 'bytes'>
+
+export const newTakeId = () => `tk_${randomBytes(16).toString('hex')}`
+
+export interface TakeCaps {
+  maxTakes: number
+  maxBytes: number
+}
+
+export const DEFAULT_TAKE_CAPS: TakeCaps = { maxTakes: MAX_TAKES_PER_USER, maxBytes: MAX_TAKE_BYTES_PER_USER }
+
+/** Thrown inside the transaction to undo the insert when starred takes leave no room. */
+class NoRoom extends Error {}
+
+const META = [
+  'id',
+  'script_id',
+  'line_id',
+  'text',
+  'settings',
+  'reference',
+  'status',
+  'final',
+  'starred',
+  'name',
+  'time_to_first_audio_ms',
+  'samples',
+  'created_at',
+] as const
+
+export class TakeStore {
+  constructor(
+    private readonly storage: StudioStorage,
+    private readonly caps: TakeCaps = DEFAULT_TAKE_CAPS,
+  ) {}
+
+  private get db() {
+    return this.storage.db
+  }
+
+  private async ownsScript(owner: string, scriptId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('scripts')
+      .select('id')
+      .where('id', '=', scriptId)
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    return row !== undefined
+  }
+
+  /** The script's takes, oldest first; undefined when the owner has no such script. */
+  async list(owner: string, scriptId: string): Promise<StoredTake[] | undefined> {
+    if (!(await this.ownsScript(owner, scriptId))) return undefined
+    const rows = await this.db
+      .selectFrom('takes')
+      .select(META)
+      .where('owner', '=', owner)
+      .where('script_id', '=', scriptId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+    return rows.map(toStored)
+  }
+
+  async get(owner: string, id: string): Promise<StoredTake | undefined> {
+    const row = await this.db
+      .selectFrom('takes')
+      .select(META)
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    return row && toStored(row)
+  }
+
+  /** The take's PCM16 samples (little-endian bytes), or undefined when the owner has no such take. */
+  async audio(owner: string, id: string): Promise<Uint8Array | undefined> {
+    const row = await this.db
+      .selectFrom('take_audio')
+      .innerJoin('takes', 'takes.id', 'take_audio.take_id')
+      .select('take_audio.pcm')
+      .where('takes.id', '=', id)
+      .where('takes.owner', '=', owner)
+      .executeTakeFirst()
+    return row?.pcm
+  }
+
+  /**
+   * Stores a take of `scriptId` with its PCM16 audio and drops the owner's oldest unstarred takes beyond the caps.
+   * `undefined`: the owner has no such script; `'full'`: starred takes alone leave no room for it.
+   */
+  async create(
+    owner: string,
+    scriptId: string,
+    take: NewTake,
+    pcm: Uint8Array,
+    now = Date.now(),
+  ): Promise<TakeCreated | 'full' | undefined> {
+    const t = newTakeSchema.parse(take)
+    if (pcm.byteLength % 2 !== 0) throw new Error('PCM16 audio has an even number of bytes')
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const script = await trx
+          .selectFrom('scripts')
+          .select('id')
+          .where('id', '=', scriptId)
+          .where('owner', '=', owner)
+          .executeTakeFirst()
+        if (!script) return undefined
+        const id = newTakeId()
+        const row = await trx
+          .insertInto('takes')
+          .values({
+            id,
+            owner,
+            script_id: scriptId,
+            line_id: t.line_id,
+            text: t.text,
+            settings: JSON.stringify(t.settings),
+            reference: t.reference ? 1 : 0,
+            status: t.status,
+            final: t.final ? 1 : 0,
+            starred: 0,
+            name: null,
+            time_to_first_audio_ms: t.time_to_first_audio_ms,
+            samples: pcm.byteLength / 2,
+            bytes: pcm.byteLength,
+            created_at: now,
+          })
+          .returning(META)
+          .executeTakeFirstOrThrow()
+        await trx.insertInto('take_audio').values({ take_id: id, pcm }).execute()
+
+        const totals = await trx
+          .selectFrom('takes')
+          .select((eb) => [
+            eb.fn.countAll<number | string>().as('n'),
+            eb.fn.sum<number | string>('bytes').as('b'),
+          ])
+          .where('owner', '=', owner)
+          .executeTakeFirstOrThrow()
+        let count = Number(totals.n)
+        let bytes = Number(totals.b ?? 0)
+        const dropped: TakeCreated['dropped'] = []
+        if (count > this.caps.maxTakes || bytes > this.caps.maxBytes) {
+          const candidates = await trx
+            .selectFrom('takes')
+            .select(['id', 'script_id', 'line_id', 'bytes'])
+            .where('owner', '=', owner)
+            .where('starred', '=', 0)
+            .where('id', '!=', id)
+            .orderBy('created_at')
+            .orderBy('id')
+            .execute()
+          for (const c of candidates) {
+            if (count <= this.caps.maxTakes && bytes <= this.caps.maxBytes) break
+            dropped.push({ id: c.id, script_id: c.script_id, line_id: c.line_id })
+            count -= 1
+            bytes -= Number(c.bytes)
+          }
+          if (count > this.caps.maxTakes || bytes > this.caps.maxBytes) throw new NoRoom()
+          if (dropped.length > 0)
+            await trx
+              .deleteFrom('takes')
+              .where(
+                'id',
+                'in',
+                dropped.map((d) => d.id),
+              )
+              .execute()
+        }
+        return { take: toStored(row), dropped }
+      })
+    } catch (err) {
+      if (err instanceof NoRoom) return 'full'
+      throw err
+    }
+  }
+
+  /**
+   * Renames and/or stars the take. Starring un-stars the line's other take in the same transaction; only a complete
+   * take can be starred (`'incomplete'`). Undefined when the owner has no such take.
+   */
+  async update(
+    owner: string,
+    id: string,
+    change: TakeUpdate,
+  ): Promise<StoredTake | 'incomplete' | undefined> {
+    const attempt = () =>
+      this.db.transaction().execute(async (trx) => {
+        const take = await trx
+          .selectFrom('takes')
+          .select(['script_id', 'line_id', 'status'])
+          .where('id', '=', id)
+          .where('owner', '=', owner)
+          .executeTakeFirst()
+        if (!take) return undefined
+        if (change.starred === true && take.status !== 'complete') return 'incomplete' as const
+        if (change.starred === true)
+          await trx
+            .updateTable('takes')
+            .set({ starred: 0 })
+            .where('script_id', '=', take.script_id)
+            .where('line_id', '=', take.line_id)
+            .where('starred', '=', 1)
+            .where('id', '!=', id)
+            .execute()
+        const row = await trx
+          .updateTable('takes')
+          .set({
+            ...(change.name !== undefined ? { name: change.name } : {}),
+            ...(change.starred !== undefined ? { starred: change.starred ? 1 : 0 } : {}),
+          })
+          .where('id', '=', id)
+          .where('owner', '=', owner)
+          .returning(META)
+          .executeTakeFirstOrThrow()
+        return toStored(row)
+      })
+    try {
+      return await attempt()
+    } catch (err) {
+      // Another instance starred a take of the same line at the same moment: this star comes after it.
+      if (isUniqueViolation(err)) return attempt()
+      throw err
+    }
+  }
+
+  /** False when the owner has no such take. Its audio goes with it (cascade). */
+  async delete(owner: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('takes')
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
+}
+
+function toStored(row: Row): StoredTake {
+  return {
+    id: row.id,
+    script_id: row.script_id,
+    line_id: row.line_id,
+    text: row.text,
+    settings: JSON.parse(row.settings) as TakeSettings,
+    reference: row.reference === 1,
+    status: row.status,
+    final: row.final === 1,
+    starred: row.starred === 1,
+    name: row.name,
+    // PostgreSQL's bigint arrives as a string.
+    time_to_first_audio_ms: row.time_to_first_audio_ms === null ? null : Number(row.time_to_first_audio_ms),
+    samples: Number(row.samples),
+    created_at: Number(row.created_at),
+  }
+}

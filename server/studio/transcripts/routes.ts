@@ -1,0 +1,354 @@
+import { Readable } from 'node:stream'
+import multipart from '@fastify/multipart'
+import { createParser } from 'eventsource-parser'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  formatBytes,
+  MAX_TRANSCRIPTION_FILE_BYTES,
+  peaksSchema,
+  type StoredResult,
+  saveLabelsRequestSchema,
+  storedResultSchema,
+  TRANSCRIPTION_EXTENSIONS,
+} from '../../../schema/index.ts'
+import type { Upstream } from '../app.ts'
+import { refuse } from '../errors.ts'
+import { upstreamAccess } from '../proxy/access.ts'
+import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './store.ts'
+
+/**
+ * `/api/transcripts`: a reviewer's recordings and their transcripts, kept by the backend for the organization.
+ *
+ * - `POST /api/transcripts` (multipart, like the service's upload): the audio is kept in the database, sent
+ *   to the service's `POST /v1/audio/transcriptions` with the backend's key as a streamed `verbose_json`, and the
+ *   service's SSE answer is passed through to the browser as it comes. The transcript is saved when
+ *   `transcript.text.done` passes by, before the browser sees it; a stream that breaks before saves nothing. The
+ *   answer carries the new id in `x-transcript-id`. Errors of the service come back unchanged.
+ * - `GET /api/transcripts`, `GET /api/transcripts/:id` (with labels and peaks), `GET /api/transcripts/:id/audio`
+ *   (byte ranges, so the player can seek in long recordings).
+ * - `PUT /api/transcripts/:id/labels`: the reviewers' edits, stored apart from the result, which never changes.
+ * - `PUT /api/transcripts/:id/peaks`: the waveform peaks the browser computed once.
+ * - `DELETE /api/transcripts/:id`.
+ *
+ * Whoever may transcribe (proxy/access.ts: `POST /v1/audio/transcriptions`) may use these.
+ */
+
+/** Form fields passed on to the service; the studio always asks for a streamed verbose_json. */
+const FORWARDED_FIELDS = ['model', 'language', 'diarization', 'num_speakers', 'min_speakers', 'max_speakers']
+/** Headers of the service's answer the browser gets too. */
+const PASSED_HEADERS = [
+  'content-type',
+  'x-request-id',
+  'retry-after',
+  'x-ratelimit-limit-concurrent-sessions',
+  'x-ratelimit-remaining-concurrent-sessions',
+]
+
+const CONTENT_TYPES: Record<string, string> = {
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  mpga: 'audio/mpeg',
+  mpeg: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  webm: 'audio/webm',
+  mp4: 'audio/mp4',
+  m4a: 'audio/mp4',
+}
+
+/** The display name of an upload: its file name without directories or control characters, at most 200 characters. */
+export function displayName(fileName: string | undefined): string {
+  const base = (fileName ?? '').split(/[\\/]/).pop() ?? ''
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim()
+  return clean.slice(0, 200) || 'Recording'
+}
+
+/** A stored file's extension: the upload's own when it is one the service decodes, else `bin`. */
+export function audioExtension(fileName: string | undefined): string {
+  const ext = (fileName ?? '').toLowerCase().match(/\.([a-z0-9]+)$/)?.[1]
+  return ext && (TRANSCRIPTION_EXTENSIONS as readonly string[]).includes(ext) ? ext : 'bin'
+}
+
+/** Parses one `bytes=` range against a file of `size` bytes; null when there is none, 'invalid' when unsatisfiable. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'invalid' | null {
+  if (!header) return null
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
+  if (!match) return null // several ranges or another unit: the whole file, which a range request may get
+  const [, from, to] = match
+  if (from === '' && to === '') return 'invalid'
+  let start: number
+  let end: number
+  if (from === '') {
+    const suffix = Number(to)
+    if (suffix === 0) return 'invalid'
+    start = Math.max(0, size - suffix)
+    end = size - 1
+  } else {
+    start = Number(from)
+    end = to === '' ? size - 1 : Math.min(Number(to), size - 1)
+  }
+  if (start >= size || start > end) return 'invalid'
+  return { start, end }
+}
+
+export function registerTranscriptRoutes(app: FastifyInstance, store: TranscriptStore, upstream: Upstream) {
+  const mayUse = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = request.studioUser
+    if (!user) return refuse(reply, 401, 'Not signed in.')
+    if (upstreamAccess(user.role, 'POST', '/v1/audio/transcriptions') !== 'allowed')
+      return refuse(reply, 403, 'Your role may not use transcripts.')
+  }
+
+  app.register(async (scope) => {
+    // The size limit is enforced while the file is written (TranscriptStore.writeAudio), with a clear 413.
+    await scope.register(multipart, { throwFileSizeLimit: false })
+    scope.addHook('preHandler', mayUse)
+
+    scope.get('/api/transcripts', async (_request, reply) =>
+      reply.header('cache-control', 'no-store').send({ data: await store.list() }),
+    )
+
+    scope.get<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
+      const record = await store.get(request.params.id)
+      if (!record) return refuse(reply, 404, 'No such transcript.')
+      const { audioFile: _file, ...rest } = record
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ ...rest, audio_url: `/api/transcripts/${record.id}/audio` })
+    })
+
+    scope.get<{ Params: { id: string } }>('/api/transcripts/:id/audio', async (request, reply) => {
+      const record = await store.summary(request.params.id)
+      if (!record) return refuse(reply, 404, 'No such transcript.')
+      const size = record.audio_bytes
+      const range = parseRange(request.headers.range, size)
+      reply
+        .header('accept-ranges', 'bytes')
+        .header('content-type', record.audio_type)
+        .header('cache-control', 'private, max-age=3600')
+      if (range === 'invalid') return reply.code(416).header('content-range', `bytes */${size}`).send()
+      if (!range)
+        return reply.header('content-length', size).send(store.audioStream(record.audioFile, 0, size - 1))
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('content-length', range.end - range.start + 1)
+        .send(store.audioStream(record.audioFile, range.start, range.end))
+    })
+
+    scope.put<{ Params: { id: string } }>('/api/transcripts/:id/labels', async (request, reply) => {
+      const parsed = saveLabelsRequestSchema.safeParse(request.body)
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]
+        return refuse(
+          reply,
+          400,
+          `Invalid label edits: ${issue?.message ?? 'bad body'}`,
+          issue?.path.join('.') ?? null,
+        )
+      }
+      const user = request.studioUser?.name ?? 'unknown'
+      const outcome = await store.saveLabels(request.params.id, parsed.data.edits, parsed.data.revision, user)
+      if (!outcome) return refuse(reply, 404, 'No such transcript.')
+      if ('conflict' in outcome) {
+        return reply
+          .code(409)
+          .header('cache-control', 'no-store')
+          .send({
+            detail: `${outcome.conflict.updated_by ?? 'Someone'} saved other label edits meanwhile. Reload to see them.`,
+            param: 'revision',
+            labels: outcome.conflict,
+          })
+      }
+      return reply.header('cache-control', 'no-store').send(outcome.saved)
+    })
+
+    scope.put<{ Params: { id: string } }>(
+      '/api/transcripts/:id/peaks',
+      { bodyLimit: 8 * 1024 * 1024 },
+      async (request, reply) => {
+        const parsed = peaksSchema.safeParse(request.body)
+        if (!parsed.success) return refuse(reply, 400, 'Invalid peaks.', 'data')
+        if (!(await store.savePeaks(request.params.id, parsed.data)))
+          return refuse(reply, 404, 'No such transcript.')
+        return reply.code(204).send()
+      },
+    )
+
+    scope.delete<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
+      if (!(await store.delete(request.params.id))) return refuse(reply, 404, 'No such transcript.')
+      return reply.code(204).send()
+    })
+
+    scope.post('/api/transcripts', async (request, reply) => upload(request, reply, store, upstream))
+  })
+}
+
+async function upload(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: TranscriptStore,
+  upstream: Upstream,
+) {
+  if (!request.isMultipart()) return refuse(reply, 415, 'Send the recording as multipart/form-data.')
+  const id = newTranscriptId()
+  const fields: Record<string, string> = {}
+  let file: { name: string; fileName: string; type: string; bytes: number } | null = null
+  try {
+    for await (const part of request.parts({
+      limits: { fileSize: MAX_TRANSCRIPTION_FILE_BYTES + 1, files: 1, fields: 20, fieldSize: 1024 },
+    })) {
+      if (part.type === 'field') {
+        if (typeof part.value === 'string') fields[part.fieldname] = part.value
+        continue
+      }
+      if (part.fieldname !== 'file' || file) {
+        part.file.resume()
+        continue
+      }
+      const ext = audioExtension(part.filename)
+      const fileName = `${id}.${ext}`
+      const { bytes } = await store.writeAudio(part.file, fileName, MAX_TRANSCRIPTION_FILE_BYTES)
+      const type = CONTENT_TYPES[ext] ?? 'application/octet-stream'
+      file = { name: displayName(part.filename), fileName, type, bytes }
+    }
+  } catch (err) {
+    if (file) await store.removeAudio(file.fileName)
+    if (err instanceof AudioTooLargeError)
+      return refuse(
+        reply.header('connection', 'close'),
+        413,
+        `The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`,
+        'file',
+      )
+    request.log.warn({ err }, 'transcript upload failed')
+    return refuse(reply.header('connection', 'close'), 400, 'The upload could not be read.', 'file')
+  }
+  if (!file) return refuse(reply, 400, 'Add the recording as the form field "file".', 'file')
+  const saved = file
+  if (saved.bytes === 0) {
+    void store.removeAudio(saved.fileName)
+    return refuse(reply, 400, 'The recording is empty.', 'file')
+  }
+
+  const form = new FormData()
+  for (const name of FORWARDED_FIELDS) {
+    const value = fields[name]
+    if (value !== undefined) form.append(name, value)
+  }
+  form.append('response_format', 'verbose_json')
+  form.append('stream', 'true')
+  form.append('file', new Blob([await store.readAudio(saved.fileName)], { type: saved.type }), saved.name)
+
+  // The browser going away stops the service's work too.
+  const controller = new AbortController()
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  })
+  let upstreamResponse: Response
+  try {
+    upstreamResponse = await fetch(new URL('/v1/audio/transcriptions', upstream.baseUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${upstream.apiKey}` },
+      body: form,
+      signal: controller.signal,
+    })
+  } catch {
+    void store.removeAudio(saved.fileName)
+    return refuse(reply, 502, 'The speech service could not be reached.')
+  }
+  for (const name of PASSED_HEADERS) {
+    const value = upstreamResponse.headers.get(name)
+    if (value !== null) reply.header(name, value)
+  }
+  reply.header('cache-control', 'no-store')
+  if (!upstreamResponse.ok || !upstreamResponse.body) {
+    void store.removeAudio(saved.fileName)
+    return reply.code(upstreamResponse.status).send(await upstreamResponse.text())
+  }
+
+  let done = false
+  const keep = async (body: unknown) => {
+    const result = storedResultSchema.safeParse(body)
+    if (!result.success) {
+      request.log.warn(
+        { issues: result.error.issues.slice(0, 3) },
+        'transcription result not saved: unexpected shape',
+      )
+      return
+    }
+    try {
+      await store.insert({
+        id,
+        name: saved.name,
+        source: 'upload',
+        createdBy: request.studioUser?.name ?? 'unknown',
+        audioFile: saved.fileName,
+        audioType: saved.type,
+        audioBytes: saved.bytes,
+        result: result.data as StoredResult,
+      })
+      done = true
+    } catch (err) {
+      // The browser still gets the text; without a row the recording is removed when the stream ends.
+      request.log.error({ err: (err as Error).message }, 'transcription result not saved')
+    }
+  }
+  reply.header('x-transcript-id', id)
+
+  if (!(upstreamResponse.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    // A service that answered without streaming: the whole result at once.
+    const body = await upstreamResponse.json().catch(() => null)
+    await keep(body)
+    if (!done) void store.removeAudio(saved.fileName)
+    return reply.send(body)
+  }
+
+  // The done event's result, once parsed; saved before the bytes that carry it go on.
+  let finished: Record<string, unknown> | null = null
+  let seen = false
+  const parser = createParser({
+    onEvent(event) {
+      if (seen) return
+      let data: { type?: unknown } | null = null
+      try {
+        data = JSON.parse(event.data) as { type?: unknown }
+      } catch {
+        return
+      }
+      if (data?.type !== 'transcript.text.done') return
+      const { type: _type, ...result } = data
+      finished = result
+      seen = true
+    },
+  })
+  const decoder = new TextDecoder()
+  const settle = () => {
+    if (!done) void store.removeAudio(saved.fileName)
+  }
+  const tee = new TransformStream<Uint8Array, Uint8Array>({
+    async transform(chunk, controller) {
+      // Parsed (and saved) before the bytes go on, so the transcript exists when the browser reads the done event.
+      parser.feed(decoder.decode(chunk, { stream: true }))
+      if (finished) {
+        const result = finished
+        finished = null
+        await keep(result)
+      }
+      controller.enqueue(chunk)
+    },
+    flush: settle,
+  })
+  const stream = Readable.fromWeb(
+    upstreamResponse.body.pipeThrough(tee) as import('node:stream/web').ReadableStream,
+  )
+  stream.on('error', settle)
+  return reply.send(stream)
+}
