@@ -9,17 +9,15 @@
  *
  * each as DER (missed speech / false alarm / confusion, % of reference speaker time), with the count found against the
  * reference's. Flags: `--leave-one-out` chooses the settings in GRID for each file on the other nine (as a user's
- * recording is never seen when settings are chosen) and prints the held-out figures; `--classical` adds the previous
- * diarizer (classical.ts, history); `--options '<json>'` other SegmentationDiarizerOptions; `--smoke` (bench/smoke.ts)
- * the first two excerpts only. `DIARIZATION_DATA` points at another copy of the data.
+ * recording is never seen when settings are chosen) and prints the held-out figures; `--options '<json>'` other
+ * SegmentationDiarizerOptions; `--smoke` (bench/smoke.ts) the first two excerpts only. The retired classical
+ * diarizer's figures are kept in docs/diarization.md (history). `DIARIZATION_DATA` points at another copy of the data.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
-import { createClassicalDiarizer } from '../server/engine/diarization/classical.ts'
 import { type DiarizationError, diarizationError, type Turn } from '../server/engine/diarization/der.ts'
-import type { SpeakerSpan } from '../server/engine/diarization/diarizer.ts'
 import { frameMiddle } from '../server/engine/diarization/local-speakers.ts'
 import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.ts'
 import {
@@ -236,20 +234,12 @@ export function printColumns(columns: Columns): void {
   console.log(`${'all'.padEnd(6)} ${reference.toFixed(1).padStart(6)}  ${totals.join('')}`)
 }
 
-async function classical(meetings: Meeting[]): Promise<FileScore[]> {
-  const diarizer = createClassicalDiarizer()
-  const out: FileScore[] = []
-  for (const m of meetings) out.push(score(m, (await diarizer.diarize(m.audio)) as SpeakerSpan[]))
-  return out
-}
-
 async function main() {
   const at = process.argv.indexOf('--options')
   const options: SegmentationDiarizerOptions = at > 0 ? JSON.parse(process.argv[at + 1] ?? '{}') : {}
   announceSmoke('eval:diarization')
   const meetings = (await loadMeetings()).slice(0, count(Number.POSITIVE_INFINITY, 2))
   const { columns, realTimeFactor } = await evaluate(meetings, options)
-  if (process.argv.includes('--classical')) columns['previous (classical)'] = await classical(meetings)
   console.log('\nten AMI excerpts: overlap scored, no collar; count found against the reference (ref→found)')
   printColumns(columns)
   console.log(`real-time factor of the system (count estimated): ${realTimeFactor.toFixed(3)}`)

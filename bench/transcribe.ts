@@ -23,7 +23,6 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer, diarizationError } from '../server/engine/diarization/index.ts'
-import { createOnlineSpeakerTracker } from '../server/engine/diarization/online.ts'
 import { parseRttm } from '../server/engine/diarization/rttm.ts'
 import { createPocketSphinxRecognizer, type RecognizedWord } from '../server/engine/recognition/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
@@ -112,11 +111,7 @@ const files = SMOKE
     ]
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))
-// TRACKER=classical: the realtime sessions on the classical online tracker instead of the model's (for comparison).
-const service = await createSpeechService({
-  dataDir: dir,
-  ...(process.env.TRACKER === 'classical' ? { speakerTracker: createOnlineSpeakerTracker } : {}),
-})
+const service = await createSpeechService({ dataDir: dir })
 const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
 const key = (await service.keys.create({ kind: 'organization', org: 'bench' })).key
 const diarizer = createDiarizer()

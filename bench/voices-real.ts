@@ -14,8 +14,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
-import { DEFAULT_CLUSTER_THRESHOLD } from '../server/engine/diarization/classical.ts'
-import { clusterWindows, slideWindows } from '../server/engine/diarization/windows.ts'
 import { componentsOf, trainUbm } from '../server/engine/speaker/gmm.ts'
 import { createGmmEmbedder, gmmUbmV2 } from '../server/engine/speaker/gmm-embedder.ts'
 import {
@@ -41,6 +39,7 @@ import {
 import { SPEAKER_MODEL } from '../server/engine/speaker/speaker-model.ts'
 import { analyzeSpeech } from '../server/engine/speaker/statistics.ts'
 import { beatStrength, sustainedToneShare } from '../server/engine/speaker/tonality.ts'
+import { clusterWindows, DEFAULT_CLUSTER_THRESHOLD, slideWindows } from '../server/engine/speaker/windows.ts'
 import type { Meeting } from './eval-diarization.ts'
 import {
   amiClips,

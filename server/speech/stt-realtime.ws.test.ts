@@ -4,7 +4,6 @@ import {
   MAX_REALTIME_MESSAGE_BYTES,
   realtimeSessionSchema,
 } from '../../schema/index.ts'
-import { createOnlineSpeakerTracker } from '../engine/diarization/online.ts'
 import { createSegmentedSpeakerTracker } from '../engine/diarization/online-segmented.ts'
 import { createPyannoteSegmenter } from '../engine/segmentation/pyannote.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
@@ -24,8 +23,8 @@ let longSentence: Int16Array
 let longOtherVoice: Int16Array
 
 /** A deployment whose speaker tracker stops working after its first turn: diarization degrades mid-session. */
-function trackerThatStops(opts: { maxSpeakers: number }): SessionSpeakerTracker {
-  const real = createOnlineSpeakerTracker(opts)
+async function trackerThatStops(opts: { maxSpeakers: number }): Promise<SessionSpeakerTracker> {
+  const real = await createSegmentedSpeakerTracker(opts)
   let turns = 0
   return {
     assign: (audio) => {

@@ -8,8 +8,7 @@ import { concat, silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
-import { createClassicalDiarizer, createDiarizer } from './index.ts'
-import { createOnlineSpeakerTracker } from './online.ts'
+import { createDiarizer } from './index.ts'
 
 const LINES = [
   ['captain_01', 'Good morning, everyone. Shall we start with the budget for the new building?'],
@@ -75,36 +74,6 @@ describe('diarizer', () => {
     expect(await diarizer.diarize(silence(3))).toEqual([])
   }, 60_000)
 
-  it('can still label frames by the vote of the window clusters', async () => {
-    const spans = await createClassicalDiarizer({ partition: 'windows' }).diarize(dialogue)
-    expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
-    // Against labelling all of it one speaker, as above (the dialogue's audio varies with the eSpeak worker).
-    const oneSpeaker = diarizationError(
-      reference,
-      reference.map((turn) => ({ start: turn.start, end: turn.end, speaker: 0 })),
-    ).der
-    expect(diarizationError(reference, spans).der).toBeLessThan(oneSpeaker / 2)
-  }, 60_000)
-
-  it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
-    'splits meetings with the count given better by GMM–HMM than by window votes',
-    async () => {
-      // One voice holds most of each of these; window votes split it, whole-frame models much less.
-      const meetings = (await loadMeetings()).filter((m) => ['trn03', 'trn05', 'trn06'].includes(m.id))
-      const errors = { hmm: 0, windows: 0 }
-      for (const partition of ['hmm', 'windows'] as const) {
-        const d = createClassicalDiarizer({ partition })
-        for (const m of meetings) {
-          const numSpeakers = new Set(m.turns.map((t) => t.speaker)).size
-          const e = diarizationError(m.turns, await d.diarize(m.audio, { numSpeakers }), m.scored)
-          errors[partition] += e.missed + e.falseAlarm + e.confusion
-        }
-      }
-      expect(errors.hmm).toBeLessThan(0.7 * errors.windows)
-    },
-    120_000,
-  )
-
   it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
     'counts the people of meetings dominated by one voice within one, the sparse ones included',
     async () => {
@@ -121,33 +90,6 @@ describe('diarizer', () => {
     },
     120_000,
   )
-})
-
-describe('online speaker tracker', () => {
-  it('keeps each voice on its number across turns', () => {
-    const tracker = createOnlineSpeakerTracker({ maxSpeakers: 4 })
-    const speakers = turns.map((turn) => tracker.assign(turn).speaker)
-    expect(speakers).toEqual([0, 1, 0, 1])
-  })
-
-  it('sees a change of speaker inside one turn', () => {
-    const tracker = createOnlineSpeakerTracker({ maxSpeakers: 4 })
-    tracker.assign(turns[0] as Float32Array)
-    tracker.assign(turns[1] as Float32Array)
-    const both = concat([turns[2] as Float32Array, turns[3] as Float32Array])
-    const { segments } = tracker.assign(both)
-    expect(segments.map((s) => s.speaker)).toEqual([0, 1])
-    const boundary = (turns[2] as Float32Array).length / 16_000
-    expect(Math.abs((segments[1] as { start: number }).start - boundary)).toBeLessThan(1)
-    expect(tracker.speakerChange(both)).not.toBeNull()
-  })
-
-  it('says nothing about a turn without voiced speech', () => {
-    expect(createOnlineSpeakerTracker({ maxSpeakers: 2 }).assign(silence(1))).toEqual({
-      speaker: null,
-      segments: [],
-    })
-  })
 })
 
 /**

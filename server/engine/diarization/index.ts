@@ -1,13 +1,6 @@
 import type { Diarizer } from './diarizer.ts'
 import { createSegmentationDiarizer, type SegmentationDiarizerOptions } from './segmented.ts'
 
-export {
-  type Candidates,
-  type ClassicalDiarizer,
-  createClassicalDiarizer,
-  type DiarizerOptions,
-} from './classical.ts'
-export { COUNT_DEFAULTS, type CountRule, chooseCount } from './count.ts'
 export { type DiarizationError, diarizationError, type Turn } from './der.ts'
 export type { Diarizer, SpeakerCount, SpeakerSpan } from './diarizer.ts'
 

@@ -7,7 +7,6 @@
 import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
 import type { Segmenter } from '../segmentation/segmenter.ts'
 import { localSpeakers, RATE } from './local-speakers.ts'
-import type { TurnSpeakers } from './online.ts'
 import { type FloorRun, floorHolders, floorRuns, latestChange, runSegments } from './online-floor.ts'
 import { chainTracks, type Excerpt, type ExcerptComparer, modelComparer, soloExcerpts } from './reidentify.ts'
 import { chainsApart, stitch } from './stitch.ts'
@@ -17,8 +16,18 @@ export class SpeakerTrackerUnavailableError extends Error {
   override name = 'SpeakerTrackerUnavailableError'
 }
 
+/** Who spoke in one finished turn. */
+export interface TurnSpeakers {
+  /** The speaker of most of the turn, or null when it holds too little speech to tell. */
+  speaker: number | null
+  /** Seconds within the turn. */
+  segments: { speaker: number; start: number; end: number }[]
+}
+
 export interface SegmentedSpeakerTracker {
+  /** Attributes one finished turn and remembers it for the turns after it. */
   assign(audio: Float32Array): Promise<TurnSpeakers>
+  /** Where, in seconds into `audio` (a turn still going on), another speaker took over; null if nobody did. */
   speakerChange(audio: Float32Array): Promise<number | null>
 }
 

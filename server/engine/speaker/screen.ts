@@ -18,8 +18,6 @@
  * similarity, weighed against how alike each side is to itself, says whether the voice changed (CHANGED_VOICE_SCORE).
  * Weights and thresholds are chosen on held-out real speakers (bench/voices-real.ts; docs/voices-and-consents.md).
  */
-import { DEFAULT_CLUSTER_THRESHOLD } from '../diarization/classical.ts'
-import { clusterWindows, type SpeechRegion, slideWindows, type Window } from '../diarization/windows.ts'
 import { cosineSimilarity } from './embedder.ts'
 import { FRAMES_PER_SECOND } from './features.ts'
 import {
@@ -34,6 +32,13 @@ import { V2_RELEVANCE } from './gmm-embedder.ts'
 import { SPEAKER_MODEL } from './speaker-model.ts'
 import { analyzeSpeech, type SpeechTrack } from './statistics.ts'
 import { beatStrength, sustainedToneShare } from './tonality.ts'
+import {
+  clusterWindows,
+  DEFAULT_CLUSTER_THRESHOLD,
+  type SpeechRegion,
+  slideWindows,
+  type Window,
+} from './windows.ts'
 
 /** Why a clip holds too little evidence to be screened, so what to record instead. */
 export type WeakEvidence = 'too_short' | 'too_noisy'

@@ -3,8 +3,8 @@
  * built once; the number of speakers is then either the one asked for, or where merging would join clusters less
  * similar than the threshold, kept within the minimum and maximum asked for.
  */
-import { cosineSimilarity } from '../speaker/embedder.ts'
-import type { SpeakerCount } from './diarizer.ts'
+import type { SpeakerCount } from '../diarization/diarizer.ts'
+import { cosineSimilarity } from './embedder.ts'
 
 export interface ClusterOptions extends SpeakerCount {
   /** Clusters whose average similarity is at least this are the same speaker when the count is not given. */
