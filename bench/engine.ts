@@ -46,7 +46,12 @@ import { OUTPUT_SAMPLE_RATE, type VoiceParams } from '../server/engine/synthesiz
 import { normalizeText, segmentForSynthesis } from '../server/engine/text/index.ts'
 import { TimeStretcher } from '../server/engine/time-stretch.ts'
 import { voiceParamsFor } from '../server/engine/voice-params.ts'
-import { audioDeltaFrame, encodeStream, fixedSizePieces, pcmBytes } from '../server/speech/audio-out.ts'
+import {
+  audioDeltaFrame,
+  encodeStream,
+  fixedSizePieces,
+  pcmBytes,
+} from '../server/speech/synthesis/audio-out.ts'
 import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { percentile } from './stats.ts'
 

@@ -59,7 +59,7 @@ if (process.env.SVC_BASE_URL) {
   })
   const speechPort = envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
   await speech.app.listen({ port: speechPort, host: LOOPBACK })
-  // In the background: the first previews are as fast as later ones once it is done (speech/warm-up.ts).
+  // In the background: the first previews are as fast as later ones once it is done (speech/synthesis/warm-up.ts).
   void speech.warmUp()
   const address = speech.app.server.address()
   const port = typeof address === 'object' && address ? address.port : speechPort

@@ -34,15 +34,15 @@ import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.t
 import { callRoutes } from './routes/calls.ts'
 import { consentRoutes } from './routes/consents.ts'
 import { savedVoiceRoutes } from './routes/saved-voices.ts'
-import { speechRoutes } from './routes/speech.ts'
 import { sttRealtimeRoutes } from './routes/stt-realtime.ts'
 import { transcriptionRoutes } from './routes/transcriptions.ts'
-import { ttsRealtimeRoutes } from './routes/tts-realtime.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
-import { ContinuationStore } from './store/continuations.ts'
 import { VoiceStore } from './store/voices.ts'
+import { ContinuationStore } from './synthesis/continuation-store.ts'
+import { speechRoutes } from './synthesis/speech-routes.ts'
+import { ttsRealtimeRoutes } from './synthesis/tts-realtime-routes.ts'
+import { warmUpSpeech } from './synthesis/warm-up.ts'
 import { VoiceService } from './voices/voice-service.ts'
-import { warmUpSpeech } from './warm-up.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
@@ -140,7 +140,7 @@ export interface SpeechService {
   asrSlots: SlotPool
   sttSessions: Set<SttSession>
   /**
-   * Runs the synthesis pipeline on a few short lines so the first requests are as fast as later ones (warm-up.ts).
+   * Runs the synthesis pipeline on a few short lines so the first requests are as fast as later ones (synthesis/warm-up.ts).
    * The entry points call it once after listening; resolves when done, or at once when the service closes.
    */
   warmUp(): Promise<void>

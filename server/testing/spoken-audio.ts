@@ -1,6 +1,6 @@
 import { builtinVoiceLanguage } from '../../schema/index.ts'
 import { concatPcm, type Synthesizer, speak, voiceParamsFor } from '../engine/index.ts'
-import { pcmBytes, wavHeader } from '../speech/audio-out.ts'
+import { pcmBytes, wavHeader } from '../speech/synthesis/audio-out.ts'
 
 /** Real speech for tests that need a voice: the project's eSpeak engine speaking `text` with a built-in voice. */
 export async function spokenPcm(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MODELS } from '../../schema/index.ts'
-import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import type { SynthesisJob } from '../engine/synthesizer.ts'
-import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
+import { MODELS } from '../../../schema/index.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../engine/index.ts'
+import type { SynthesisJob } from '../../engine/synthesizer.ts'
+import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
 
 /** The real eSpeak pool, with every job it is given written down. */
 function recording(synth: Synthesizer, jobs: SynthesisJob[]): Synthesizer {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
 
 /** Redirect mode (4.1): at capacity the service answers with a continuation URL that then serves the audio. */
 let svc: RunningService

@@ -4,10 +4,10 @@ import {
   MAX_SESSION_CHARS,
   MAX_TTS_FRAME_BYTES,
   PCM_DELTA_BYTES,
-} from '../../schema/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
-import { connectWs, type RefusedUpgrade, type WsTestClient } from '../testing/ws-client.ts'
+} from '../../../schema/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
+import { connectWs, type RefusedUpgrade, type WsTestClient } from '../../testing/ws-client.ts'
 
 /** The text-input WebSocket over real loopback sockets (contract 4.10, 6.2, 6.3, 8; docs/realtime-tts.md). */
 let svc: RunningService

@@ -1,6 +1,6 @@
-import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../schema/index.ts'
-import { encodeCompressed } from '../engine/index.ts'
-import { pcm16WavHeader } from '../wav.ts'
+import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../../schema/index.ts'
+import { encodeCompressed } from '../../engine/index.ts'
+import { pcm16WavHeader } from '../../wav.ts'
 
 /** Turns the engine's 24 kHz PCM16 chunks into the bytes of a response format, as they are produced. */
 

@@ -21,7 +21,6 @@ import {
 } from '../../engine/index.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
-import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from '../audio-out.ts'
 import {
   ApiError,
   badRequest,
@@ -33,10 +32,11 @@ import {
 import { type RequestLease, requestLease } from '../limits/lease.ts'
 import type { Slot, SlotPool } from '../limits/slots.ts'
 import { readForm } from '../multipart-form.ts'
-import { type ResolvedSpeechRequest, resolveSpeechRequest, speakRequestFor } from '../speech-request.ts'
-import type { ContinuationStore } from '../store/continuations.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
+import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from './audio-out.ts'
+import type { ContinuationStore } from './continuation-store.ts'
+import { type ResolvedSpeechRequest, resolveSpeechRequest, speakRequestFor } from './speech-request.ts'
 
 export interface SpeechRouteDeps {
   keys: KeyStore

@@ -6,10 +6,10 @@ import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, durableKeyRequired, invalidField, upgradeRequired } from '../errors.ts'
 import type { SlotPool } from '../limits/slots.ts'
-import { errorEvent, TtsSession } from '../realtime/tts-session.ts'
-import { resolveDecoding, resolveVoice, toApiError } from '../speech-request.ts'
 import { type RequestedVoice, type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
+import { resolveDecoding, resolveVoice, toApiError } from './speech-request.ts'
+import { errorEvent, TtsSession } from './tts-session.ts'
 
 export interface TtsRealtimeDeps {
   keys: KeyStore

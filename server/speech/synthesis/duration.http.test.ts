@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
 
 /** The request duration limit (contract 8: 30 minutes), shortened here so a test can reach it. */
 let svc: RunningService

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from './errors.ts'
+import { ApiError } from '../errors.ts'
 import { resolveSpeechRequest } from './speech-request.ts'
 
 function rejection(body: unknown): ApiError {

@@ -1,9 +1,9 @@
-import { MODELS } from '../../schema/index.ts'
-import { type Synthesizer, speak } from '../engine/index.ts'
+import { MODELS } from '../../../schema/index.ts'
+import { type Synthesizer, speak } from '../../engine/index.ts'
+import { speakingVoice } from '../voices/speaking-voice.ts'
+import type { VoiceService } from '../voices/voice-service.ts'
 import { audioDeltaFrames } from './audio-out.ts'
 import { resolveSpeechRequest, speakRequestFor } from './speech-request.ts'
-import { speakingVoice } from './voices/speaking-voice.ts'
-import type { VoiceService } from './voices/voice-service.ts'
 
 /** A plain line and a marked-up one, so the markup stage (plans, SSML, sounds) is compiled too. */
 const LINES = ['Welcome back to the studio.', '[joyful] That is (((wonderful))) news! <laugh>']

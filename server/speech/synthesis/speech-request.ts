@@ -13,10 +13,10 @@ import {
   type ResponseFormat,
   type SpeechRequest,
   speechRequestSchema,
-} from '../../schema/index.ts'
-import type { SpeakRequest } from '../engine/index.ts'
-import { type ApiError, badRequest, invalidField } from './errors.ts'
-import type { SpeakingVoice } from './voices/speaking-voice.ts'
+} from '../../../schema/index.ts'
+import type { SpeakRequest } from '../../engine/index.ts'
+import { type ApiError, badRequest, invalidField } from '../errors.ts'
+import type { SpeakingVoice } from '../voices/speaking-voice.ts'
 
 /** A speech request after validation, with every default of contract 2.1 and 2.8 applied. */
 export interface ResolvedSpeechRequest {

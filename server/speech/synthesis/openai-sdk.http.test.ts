@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
 
 /** The official OpenAI SDK against the local service, for the fields the two share. */
 let svc: RunningService

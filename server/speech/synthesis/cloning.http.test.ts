@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import { summarizePitch, trackPitch } from '../engine/markup/pitch.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../engine/index.ts'
+import { summarizePitch, trackPitch } from '../../engine/markup/pitch.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
 
 /** One-request cloning (contract 2.4, 4.2, 8) against the real service and engines. */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
+import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
 
 let svc: RunningService
 

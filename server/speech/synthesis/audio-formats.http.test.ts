@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONTENT_TYPES } from '../../schema/index.ts'
-import { audioStart } from '../engine/codecs/audio-start.ts'
-import { integratedLoudness, TARGET_LUFS } from '../engine/index.ts'
-import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
+import { CONTENT_TYPES } from '../../../schema/index.ts'
+import { audioStart } from '../../engine/codecs/audio-start.ts'
+import { integratedLoudness, TARGET_LUFS } from '../../engine/index.ts'
+import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
 
 /** Every response format over real HTTP, decoded by the real ffmpeg (contract 2.6). */
 let svc: RunningService

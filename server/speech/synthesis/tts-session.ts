@@ -8,7 +8,7 @@ import {
   ttsClientMessageSchema,
 } from '../../../schema/index.ts'
 import { type DecodingSettings, type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
-import { fixedSizePieces, pcmBytes } from '../audio-out.ts'
+import { fixedSizePieces, pcmBytes } from './audio-out.ts'
 
 /** The socket operations a session needs; `ws`'s WebSocket satisfies it. */
 export interface SessionSocket {
