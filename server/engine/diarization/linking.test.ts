@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { clusterChains } from './chain-clusters.ts'
 import { type LocalSpeakers, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
+import { splitToCount } from './segmented.ts'
 import { stitch } from './stitch.ts'
 
 /** Windows of 6 frames, 2 local speakers, 3 frames apart; `rows[w][s]` is a string of 0/1 per frame. */
@@ -86,5 +87,29 @@ describe('reconstruction', () => {
     expect(a.some((x) => b.some((y) => x.start < y.end && y.start < x.end))).toBe(true)
     // Contiguous frames of one speaker are one span.
     expect(a).toHaveLength(1)
+  })
+})
+
+describe('a count above the speakers heard', () => {
+  it('gives the new speaker as little of the one heard as makes it heard for the minimum, from its last windows', () => {
+    // One voice throughout 20 windows (63 frames of 0.1 s); asked for two speakers, at least 0.5 s each.
+    const ls = local(Array.from({ length: 20 }, () => ['111111', '000000']))
+    const labels = Int32Array.from({ length: 40 }, (_, n) => (n % 2 === 0 ? 0 : -1))
+    const counts = speakerCounts(ls, 0)
+    const split = splitToCount(ls, labels, 2, counts, 0.5)
+    const heard = reconstruct(ls, split, 2, counts)
+    const framesOf = (s: number) =>
+      heard.active.slice(s * heard.frames, (s + 1) * heard.frames).reduce((a, b) => a + b)
+    expect(framesOf(1)).toBeGreaterThanOrEqual(5)
+    // Far less than the half a split in the middle would take, and all of it at the end.
+    expect(framesOf(1)).toBeLessThan(15)
+    expect(heard.active.slice(heard.frames, heard.frames + 40).every((x) => x === 0)).toBe(true)
+    expect(framesOf(0) + framesOf(1)).toBe(ls.frames)
+  })
+
+  it('stops when nobody can be split', () => {
+    const ls = local([['111111', '000000']])
+    const split = splitToCount(ls, Int32Array.from([0, -1]), 3, speakerCounts(ls, 0), 0.5)
+    expect(Math.max(...split)).toBe(0)
   })
 })

@@ -182,7 +182,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
     await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, wanted, signal)
     const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
-    return splitToCount(local, labels, wanted)
+    return splitToCount(local, labels, wanted, analysis.counts, config.minSpeakerSeconds)
   }
 
   /**
@@ -246,21 +246,52 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
 }
 
 /**
- * A caller's count above the speakers heard: the speaker heard in most windows is split in time, its local speakers
- * in the later half of those windows made a new speaker, until the count is reached or nobody can be split.
+ * A caller's count above the speakers heard: the speaker heard in most windows gives its local speakers of its last
+ * windows to a new speaker, as few windows as make the new one heard for `minSeconds`, so a count the
+ * audio does not bear costs as little of the real speakers' speech as it can; repeated until the count is reached or
+ * nobody can be split.
  */
-export function splitToCount(local: LocalSpeakers, labels: Int32Array, wanted: number): Int32Array {
-  const out = labels.slice()
+export function splitToCount(
+  local: LocalSpeakers,
+  labels: Int32Array,
+  wanted: number,
+  counts: Uint8Array,
+  minSeconds: number,
+): Int32Array {
+  let out = labels.slice()
   const k = local.segmenter.speakers
+  const minFrames = Math.max(1, Math.round(minSeconds / local.segmenter.frameStep))
   let speakers = Math.max(-1, ...out) + 1
   while (speakers > 0 && speakers < wanted) {
     const windowsOf = Array.from({ length: speakers }, () => [] as number[])
-    for (let n = 0; n < out.length; n++) if ((out[n] as number) >= 0) windowsOf[out[n] as number]?.push(n)
+    for (let n = 0; n < out.length; n++) {
+      const w = Math.floor(n / k)
+      const of = windowsOf[out[n] as number]
+      if (of && of.at(-1) !== w) of.push(w)
+    }
     const widest = windowsOf.reduce((a, b, i) => (b.length > (windowsOf[a] as number[]).length ? i : a), 0)
-    const nodes = windowsOf[widest] as number[]
-    if (nodes.length < 2) break
-    const middle = Math.floor((nodes[Math.floor(nodes.length / 2)] as number) / k)
-    for (const n of nodes) if (Math.floor(n / k) >= middle) out[n] = speakers
+    const windows = windowsOf[widest] as number[]
+    if (windows.length < 2) break
+    // The fewest of its last windows that make the new speaker heard long enough: doubling, then halving the step.
+    const given = (taken: number) => {
+      const from = windows[windows.length - taken] as number
+      const split = out.map((label, n) => (label === widest && Math.floor(n / k) >= from ? speakers : label))
+      const heard = reconstruct(local, split, speakers + 1, counts)
+      let frames = 0
+      for (let g = 0; g < heard.frames; g++) frames += heard.active[speakers * heard.frames + g] as number
+      return { split, enough: frames >= minFrames }
+    }
+    const most = windows.length - 1
+    let high = 1
+    while (high < most && !given(high).enough) high = Math.min(most, high * 2)
+    let low = Math.floor(high / 2)
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2)
+      if (given(middle).enough) high = middle
+      else low = middle
+    }
+    const { split } = given(high)
+    out = Int32Array.from(split)
     speakers++
   }
   return out
