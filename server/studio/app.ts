@@ -1,24 +1,21 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import httpProxy from '@fastify/http-proxy'
 import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
-import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import type { Health, UpstreamKind } from '../../schema/index.ts'
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import type { Health } from '../../schema/index.ts'
 import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit/routes.ts'
 import { AuditStore } from './audit/store.ts'
-import { type HostPolicy, localPort, originAllowed, registerHostGuard } from './auth/host-guard.ts'
-import { type AuthOptions, CSRF_HEADER, registerAuth } from './auth/routes.ts'
+import { type HostPolicy, registerHostGuard } from './auth/host-guard.ts'
+import { type AuthOptions, registerAuth } from './auth/routes.ts'
 import { SessionStore } from './auth/sessions.ts'
 import { UserStore } from './auth/users.ts'
 import type { StudioStorage } from './database.ts'
 import { refuse, registerErrorHandler } from './errors.ts'
 import { liveBridgeOptions } from './live/transcription.ts'
-import { upstreamAccess, upstreamLocationToStudio } from './proxy/access.ts'
-import { bufferSmallJson } from './proxy/replayable-body.ts'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, upstreamRetry } from './proxy/retry.ts'
-import { markUpstreamStart, withStudioTiming } from './proxy/server-timing.ts'
-import { abortingDispatcher, abortUpstreamWhenClientLeaves, markProxied } from './proxy/upstream-abort.ts'
+import { authorizeSocket, authorizeUpstream } from './proxy/access.ts'
+import type { RetryPolicy } from './proxy/retry.ts'
+import { callUpstream, registerUpstreamProxy, type Upstream } from './proxy/upstream.ts'
 import { registerWsBridge } from './proxy/ws-bridge.ts'
 import { registerScriptRoutes } from './scripts/routes.ts'
 import { ScriptStore } from './scripts/store.ts'
@@ -27,12 +24,7 @@ import { TakeStore } from './takes/store.ts'
 import { registerTranscriptRoutes } from './transcripts/routes.ts'
 import { TranscriptStore } from './transcripts/store.ts'
 
-/** Where the backend sends the studio's speech requests, and the durable key it injects (never sent to browsers). */
-export interface Upstream {
-  baseUrl: string
-  apiKey: string
-  kind: UpstreamKind
-}
+export type { Upstream } from './proxy/upstream.ts'
 
 export interface StudioOptions {
   upstream: Upstream
@@ -58,16 +50,6 @@ export interface StudioOptions {
   redis?: AuthOptions['redis']
   hashing?: AuthOptions['hashing']
   retry?: Partial<RetryPolicy>
-}
-
-/** Signed in, and the role may use this upstream route; otherwise the reply is sent here. */
-function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
-  const path = request.url.replace(/^\/api/, '').split('?')[0] as string
-  if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
-  const access = upstreamAccess(request.studioUser.role, request.method, path)
-  if (access === 'unknown')
-    return refuse(reply, 404, `The studio does not forward ${request.method} ${path}.`)
-  if (access === 'forbidden') return refuse(reply, 403, `Your role may not use ${request.method} ${path}.`)
 }
 
 export async function createStudio(opts: StudioOptions) {
@@ -98,7 +80,7 @@ export async function createStudio(opts: StudioOptions) {
   })
 
   app.get('/api/health', async (_request, reply) => {
-    const health = await fetch(new URL('/health', upstream.baseUrl), { signal: AbortSignal.timeout(2000) })
+    const health = await callUpstream(upstream, '/health', { anonymous: true, timeoutMs: 2000 })
       .then((r) => (r.ok ? (r.json() as Promise<{ engines?: Record<string, boolean> }>) : null))
       .catch(() => null)
     const engines = {
@@ -119,48 +101,20 @@ export async function createStudio(opts: StudioOptions) {
   const audit = new AuditStore(storage)
   registerAuditRoutes(app, audit)
 
-  await app.register(httpProxy, {
-    upstream: upstream.baseUrl,
-    prefix: '/api/v1',
-    rewritePrefix: '/v1',
-    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
-      await authorizeUpstream(request, reply)
-      abortUpstreamWhenClientLeaves(request, reply)
-      // A small JSON body is read here so that a 429/503 can be retried with it (proxy/retry.ts); others stream through.
-      if (!reply.sent) await bufferSmallJson(request)
-      markUpstreamStart(request, reply)
-    },
-    // The browser leaving ends the upstream request too (proxy/upstream-abort.ts).
-    undici: abortingDispatcher(),
-    replyOptions: {
-      // The browser never holds a key: the backend's key replaces whatever came in, and cookies stay here.
-      rewriteRequestHeaders: (request, headers) => {
-        const { cookie: _cookie, [CSRF_HEADER]: _csrf, ...rest } = headers
-        return markProxied(request, { ...rest, authorization: `Bearer ${upstream.apiKey}` })
-      },
-      // A capacity redirect names the service's path; the browser must follow it through the backend instead.
-      rewriteHeaders: (headers, request) =>
-        withStudioTiming(upstreamLocationToStudio(headers, upstream.baseUrl), request),
-      // 429 and 503 answered before any streaming are retried here, politely (proxy/retry.ts).
-      retryDelay: upstreamRetry({ ...DEFAULT_RETRY_POLICY, ...opts.retry }),
-      // Consent and voice creations and deletions that succeeded go into the audit trail (audit/routes.ts).
-      onResponse: auditingOnResponse({ store: audit, consentOfVoice: catalogConsentLookup(upstream) }),
-    },
+  await registerUpstreamProxy(app, upstream, {
+    authorize: authorizeUpstream,
+    retry: opts.retry,
+    // Consent and voice creations and deletions that succeeded go into the audit trail (audit/routes.ts).
+    onResponse: auditingOnResponse({ store: audit, consentOfVoice: catalogConsentLookup(upstream) }),
   })
   // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.
   await app.register(websocket)
-  const authorizeSocket = async (request: FastifyRequest, reply: FastifyReply) => {
-    // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio's: judged by
-    // configuration and the port the connection came in on, never by the request's own Host (auth/host-guard.ts).
-    if (!originAllowed(hosts, request.headers.origin, localPort(request)))
-      return refuse(reply, 403, 'Cross-origin socket refused.')
-    return authorizeUpstream(request, reply)
-  }
-  registerWsBridge(app, '/v1/tts/realtime', upstream, authorizeSocket)
+  const socketAuthorizer = authorizeSocket(hosts)
+  registerWsBridge(app, '/v1/tts/realtime', upstream, socketAuthorizer)
   const transcripts = new TranscriptStore(storage, dataDir)
   const { adopted, swept } = await transcripts.adoptFiles()
   if (adopted + swept > 0) app.log.info({ adopted, swept }, 'transcript recordings moved into the database')
-  registerWsBridge(app, '/v1/realtime', upstream, authorizeSocket, liveBridgeOptions(upstream, transcripts))
+  registerWsBridge(app, '/v1/realtime', upstream, socketAuthorizer, liveBridgeOptions(upstream, transcripts))
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(storage))
   registerTakeRoutes(app, new TakeStore(storage))

@@ -16,6 +16,7 @@ import {
 } from '../../../schema/index.ts'
 import type { StudioUser } from '../auth/routes.ts'
 import { refuse } from '../errors.ts'
+import { callUpstream, type Upstream } from '../proxy/upstream.ts'
 import type { AuditEvent, AuditStore } from './store.ts'
 
 /**
@@ -54,12 +55,11 @@ const deletedSchema = z.looseObject({ id: z.string().min(1), deleted: z.literal(
 export type ConsentOfVoice = (voiceId: string) => Promise<string | null | undefined>
 
 /** Asks the service's voice catalog, which lists each saved voice with its consent. */
-export function catalogConsentLookup(upstream: { baseUrl: string; apiKey: string }): ConsentOfVoice {
+export function catalogConsentLookup(upstream: Upstream): ConsentOfVoice {
   return async (voiceId) => {
-    const res = await fetch(new URL('/v1/voices?model=svc-tts-2-latest', upstream.baseUrl), {
-      headers: { authorization: `Bearer ${upstream.apiKey}` },
-      signal: AbortSignal.timeout(5000),
-    }).catch(() => null)
+    const res = await callUpstream(upstream, '/v1/voices?model=svc-tts-2-latest', { timeoutMs: 5000 }).catch(
+      () => null,
+    )
     if (!res?.ok) return undefined
     const body = (await res.json().catch(() => null)) as { data?: Array<{ id?: unknown; consent?: unknown }> }
     const entry = body?.data?.find((v) => v.id === voiceId)

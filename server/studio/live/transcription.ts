@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { SPEAKER_COUNT_MAX, SPEAKER_COUNT_MIN } from '../../../schema/index.ts'
-import type { Upstream } from '../app.ts'
+import { callUpstream, type Upstream } from '../proxy/upstream.ts'
 import type { BridgeOptions, UpstreamRefusal } from '../proxy/ws-bridge.ts'
 import type { TranscriptStore } from '../transcripts/store.ts'
 import { liveRecorder } from './recorder.ts'
@@ -37,11 +37,11 @@ export async function mintClientSecret(
   upstream: Upstream,
   settings: LiveSettings,
 ): Promise<string | UpstreamRefusal> {
-  const res = await fetch(new URL('/v1/realtime/client_secrets', upstream.baseUrl), {
+  const res = await callUpstream(upstream, '/v1/realtime/client_secrets', {
     method: 'POST',
-    headers: { authorization: `Bearer ${upstream.apiKey}`, 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ session: { type: 'transcription', diarization: settings.diarization } }),
-    signal: AbortSignal.timeout(10_000),
+    timeoutMs: 10_000,
   })
   const body = await res.text()
   if (!res.ok) {

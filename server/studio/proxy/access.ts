@@ -1,4 +1,7 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Role } from '../../../schema/index.ts'
+import { type HostPolicy, localPort, originAllowed } from '../auth/host-guard.ts'
+import { refuse } from '../errors.ts'
 
 /**
  * Which upstream routes each role reaches through the backend. Anything not listed is refused before forwarding.
@@ -48,4 +51,25 @@ export function upstreamLocationToStudio<H extends Record<string, unknown>>(
   const target = new URL(location, upstream)
   if (target.origin !== upstream.origin || !target.pathname.startsWith('/v1/')) return headers
   return { ...headers, location: `/api${target.pathname}${target.search}` }
+}
+
+/** Signed in, and the role may use this upstream route; otherwise the reply is sent here. */
+export function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.replace(/^\/api/, '').split('?')[0] as string
+  if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
+  const access = upstreamAccess(request.studioUser.role, request.method, path)
+  if (access === 'unknown')
+    return refuse(reply, 404, `The studio does not forward ${request.method} ${path}.`)
+  if (access === 'forbidden') return refuse(reply, 403, `Your role may not use ${request.method} ${path}.`)
+}
+
+/** `authorizeUpstream` for a socket bridge, after the page's origin. */
+export function authorizeSocket(hosts: HostPolicy) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio's: judged by
+    // configuration and the port the connection came in on, never by the request's own Host (auth/host-guard.ts).
+    if (!originAllowed(hosts, request.headers.origin, localPort(request)))
+      return refuse(reply, 403, 'Cross-origin socket refused.')
+    return authorizeUpstream(request, reply)
+  }
 }

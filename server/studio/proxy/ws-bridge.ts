@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
-import type { Upstream } from '../app.ts'
 import { refuse } from '../errors.ts'
+import { bearerHeader, type Upstream, upstreamSocketUrl } from './upstream.ts'
 
 /** An open upstream socket and what it sent before the browser's side was ready. */
 interface HeldUpstream {
@@ -35,7 +35,7 @@ function sendableCode(code: number): number {
 /** Opens the upstream socket with `apiKey` as bearer; a refused upgrade comes back as status and body. */
 function connectUpstream(url: string, apiKey: string) {
   return new Promise<{ held: HeldUpstream } | UpstreamRefusal>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } })
+    const socket = new WebSocket(url, { headers: bearerHeader(apiKey) })
     // Held from the start: a service that speaks first (session.created) may send in the same tick as 'open'.
     const held = hold(socket)
     socket.once('open', () => resolve({ held }))
@@ -140,7 +140,7 @@ export function registerWsBridge(
           : request.url.includes('?')
             ? request.url.slice(request.url.indexOf('?'))
             : ''
-        const url = `${upstream.baseUrl.replace(/^http/, 'ws')}${path}${query}`
+        const url = upstreamSocketUrl(upstream, `${path}${query}`)
         const bearer = opts.credential ? await opts.credential(request).catch(() => null) : upstream.apiKey
         if (bearer === null) return refuse(reply, 502, 'The speech service could not be reached.')
         if (typeof bearer !== 'string')

@@ -11,9 +11,9 @@ import {
   storedResultSchema,
   TRANSCRIPTION_EXTENSIONS,
 } from '../../../schema/index.ts'
-import type { Upstream } from '../app.ts'
 import { refuse } from '../errors.ts'
 import { upstreamAccess } from '../proxy/access.ts'
+import { callUpstream, type Upstream, whileClientStays } from '../proxy/upstream.ts'
 import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './store.ts'
 
 /**
@@ -247,18 +247,13 @@ async function upload(
   form.append('stream', 'true')
   form.append('file', new Blob([await store.readAudio(saved.fileName)], { type: saved.type }), saved.name)
 
-  // The browser going away stops the service's work too.
-  const controller = new AbortController()
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort()
-  })
   let upstreamResponse: Response
   try {
-    upstreamResponse = await fetch(new URL('/v1/audio/transcriptions', upstream.baseUrl), {
+    upstreamResponse = await callUpstream(upstream, '/v1/audio/transcriptions', {
       method: 'POST',
-      headers: { authorization: `Bearer ${upstream.apiKey}` },
       body: form,
-      signal: controller.signal,
+      // The browser going away stops the service's work too.
+      signal: whileClientStays(reply),
     })
   } catch {
     void store.removeAudio(saved.fileName)
