@@ -57,14 +57,16 @@ export const SQLITE_ONLY: Record<string, string> = {
   'server/speech/openapi.http.test.ts': 'the published OpenAPI document',
   'server/speech/synthesis/speech.http.test.ts':
     'speech synthesis and its errors (keys: key store, key-rules)',
-  'server/speech/transcriptions.http.test.ts': 'upload recognition and diarization (jobs: the cluster suite)',
+  'server/speech/transcription/transcriptions.http.test.ts':
+    'upload recognition and diarization (jobs: the cluster suite)',
   'server/speech/voices-real.http.test.ts': 'speaker verification quality on real recordings',
   'server/speech/synthesis/warm-up.http.test.ts': 'the engine warm-up',
-  'server/speech/stt-realtime.ws.test.ts': 'realtime recognition, turn detection, diarization, capacity',
+  'server/speech/transcription/realtime/stt-realtime.ws.test.ts':
+    'realtime recognition, turn detection, diarization, capacity',
   'server/speech/synthesis/tts-realtime.ws.test.ts': 'the text-input socket (stored voices: voices suite)',
-  'server/speech/realtime/early-words.ws.test.ts': 'live words while a turn goes on',
-  'server/speech/transcripts/segments.http.test.ts': 'segment and subtitle sizes',
-  'server/speech/transcripts/speakers.http.test.ts': 'who spoke when on real people (the diarizer)',
+  'server/speech/transcription/realtime/early-words.ws.test.ts': 'live words while a turn goes on',
+  'server/speech/transcription/segments.http.test.ts': 'segment and subtitle sizes',
+  'server/speech/transcription/speakers.http.test.ts': 'who spoke when on real people (the diarizer)',
 }
 const STORAGE_SUITES = Object.keys(ON_POSTGRES)
 /** Several backend instances on one PostgreSQL and one Redis: only in the `postgres` project. */

@@ -25,23 +25,23 @@ import {
   sendApiError,
   socketErrorHandler,
 } from './errors.ts'
-import { LocalTranscriptionJobs, type TranscriptionJobs } from './jobs/jobs.ts'
-import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './jobs/shared.ts'
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import type { SlotPool } from './limits/slots.ts'
 import { buildOpenApiDocument } from './openapi.ts'
-import type { SessionSpeakerTracker, SttSession } from './realtime/stt-session.ts'
-import { callRoutes } from './routes/calls.ts'
 import { consentRoutes } from './routes/consents.ts'
 import { savedVoiceRoutes } from './routes/saved-voices.ts'
-import { sttRealtimeRoutes } from './routes/stt-realtime.ts'
-import { transcriptionRoutes } from './routes/transcriptions.ts'
 import { voiceCatalogRoutes } from './routes/voices.ts'
 import { VoiceStore } from './store/voices.ts'
 import { ContinuationStore } from './synthesis/continuation-store.ts'
 import { speechRoutes } from './synthesis/speech-routes.ts'
 import { ttsRealtimeRoutes } from './synthesis/tts-realtime-routes.ts'
 import { warmUpSpeech } from './synthesis/warm-up.ts'
+import { LocalTranscriptionJobs, type TranscriptionJobs } from './transcription/jobs.ts'
+import { callRoutes } from './transcription/realtime/call-routes.ts'
+import { sttRealtimeRoutes } from './transcription/realtime/stt-realtime-routes.ts'
+import type { SessionSpeakerTracker, SttSession } from './transcription/realtime/stt-session.ts'
+import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './transcription/shared-jobs.ts'
+import { transcriptionRoutes } from './transcription/transcription-routes.ts'
 import { VoiceService } from './voices/voice-service.ts'
 
 export interface SpeechServiceOptions {
@@ -67,7 +67,8 @@ export interface SpeechServiceOptions {
   sharedLimits?: SharedLimitsOptions | undefined
   /**
    * Transcription jobs this instance runs at once from the queue every instance shares when both `sharedLimits` and
-   * `databaseUrl` are given (jobs/shared.ts); 0 takes none. Default: `SPEECH_TRANSCRIPTION_WORKERS`, else 2.
+   * `databaseUrl` are given (transcription/shared-jobs.ts); 0 takes none. Default: `SPEECH_TRANSCRIPTION_WORKERS`,
+   * else 2.
    */
   transcriptionWorkers?: number
 }
@@ -140,8 +141,9 @@ export interface SpeechService {
   asrSlots: SlotPool
   sttSessions: Set<SttSession>
   /**
-   * Runs the synthesis pipeline on a few short lines so the first requests are as fast as later ones (synthesis/warm-up.ts).
-   * The entry points call it once after listening; resolves when done, or at once when the service closes.
+   * Runs the synthesis pipeline on a few short lines so the first requests are as fast as later ones
+   * (synthesis/warm-up.ts). The entry points call it once after listening; resolves when done, or at once when the
+   * service closes.
    */
   warmUp(): Promise<void>
   close(): Promise<void>
@@ -155,7 +157,8 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     schema: opts.databaseSchema,
   })
   const keys = new KeyStore(storage)
-  // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted (access/key-store.ts).
+  // Expired ephemeral keys are of no use to anyone: gone at start-up, and whenever another is minted
+  // (access/key-store.ts).
   await keys.deleteExpiredEphemeral()
   const synthesizer = opts.synthesizer ?? (await createEspeakSynthesizer())
   const limits = { ...DEFAULT_LIMITS, ...opts.limits }

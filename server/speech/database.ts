@@ -49,7 +49,10 @@ export interface SpeechTables {
   continuations: { token_hash: string; owner_id: string; request: string; expires_at: number }
   consent_artifacts: ArtifactRow & { consent_id: string }
   voice_artifacts: ArtifactRow & { voice_id: string }
-  /** Uploads waiting for or in transcription on the shared queue (jobs/shared.ts), deleted when the job ends. */
+  /**
+   * Uploads waiting for or in transcription on the shared queue (transcription/shared-jobs.ts), deleted when the job
+   * ends.
+   */
   transcription_upload_chunks: BlobChunkRow
 }
 
@@ -179,7 +182,7 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
       await db.schema.createIndex('continuations_expiry').on('continuations').column('expires_at').execute()
     },
   },
-  // Transcription uploads queued for any instance (jobs/shared.ts): the file kept until its job ends.
+  // Transcription uploads queued for any instance (transcription/shared-jobs.ts): the file kept until its job ends.
   '0006_transcription_uploads': {
     async up(db, dialect) {
       await createBlobTable(db, dialect, 'transcription_upload_chunks')

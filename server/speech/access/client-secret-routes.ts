@@ -12,7 +12,7 @@ import {
   defaultSettings,
   SessionConfigError,
   sessionObject,
-} from '../realtime/stt-config.ts'
+} from '../transcription/realtime/stt-config.ts'
 import { authenticate } from './auth.ts'
 import type { ClientSecretStore } from './client-secret-store.ts'
 import type { KeyStore } from './key-store.ts'

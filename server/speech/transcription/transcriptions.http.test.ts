@@ -6,13 +6,13 @@ import {
   MAX_TRANSCRIPTION_FILE_BYTES,
   transcriptionJsonSchema,
   transcriptionVerboseJsonSchema,
-} from '../../schema/index.ts'
-import { createSegmentationDiarizer } from '../engine/diarization/segmented.ts'
-import { createPyannoteSegmenter, PYANNOTE_MODEL_PATH } from '../engine/segmentation/pyannote.ts'
-import { meetingFile } from '../testing/meetings.ts'
-import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
-import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
-import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
+} from '../../../schema/index.ts'
+import { createSegmentationDiarizer } from '../../engine/diarization/segmented.ts'
+import { createPyannoteSegmenter, PYANNOTE_MODEL_PATH } from '../../engine/segmentation/pyannote.ts'
+import { meetingFile } from '../../testing/meetings.ts'
+import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
+import { spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
+import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
 
 /** Upload transcription over real HTTP with the real engines (contract 4.11, 4.12, 7, 8; docs/transcription.md). */
 let svc: RunningService

@@ -6,8 +6,8 @@ import {
   type SpeakerSegmentMs,
   type SttServerMessage,
   sttClientMessageSchema,
-} from '../../../schema/index.ts'
-import { SpeakerTrackerUnavailableError } from '../../engine/diarization/online-segmented.ts'
+} from '../../../../schema/index.ts'
+import { SpeakerTrackerUnavailableError } from '../../../engine/diarization/online-segmented.ts'
 import {
   groupSegments,
   type RecognizedWord,
@@ -16,9 +16,9 @@ import {
   type StreamingTranscriber,
   type Transcription,
   type WarmTranscriber,
-} from '../../engine/recognition/index.ts'
-import type { GateOptions, StreamingVad, VadEvent } from '../../engine/vad/index.ts'
-import { speakerLabel } from '../transcripts/diarization.ts'
+} from '../../../engine/recognition/index.ts'
+import type { GateOptions, StreamingVad, VadEvent } from '../../../engine/vad/index.ts'
+import { speakerLabel } from '../diarization.ts'
 import { FrameIntake } from './frame-intake.ts'
 import { confirmed, wordsAfter } from './live-words.ts'
 import { base64DecodedLength, ENGINE_RATE, isBase64, PcmInput } from './pcm-input.ts'

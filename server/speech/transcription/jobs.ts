@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { TranscriptParts } from '../transcripts/formats.ts'
-import type { TranscriptionOptions } from '../transcripts/options.ts'
-import { prepareUpload, type TranscriptionEngines, transcribeUpload } from './work.ts'
+import type { TranscriptionOptions } from './options.ts'
+import type { TranscriptParts } from './transcript-formats.ts'
+import { prepareUpload, type TranscriptionEngines, transcribeUpload } from './upload-work.ts'
 
 /**
  * Where the work of a transcription upload runs. The route admits the upload (key, form, options, the ASR slot) and
  * hands it over here; it sees one interface whether the work runs in its own process (`LocalTranscriptionJobs`, the
  * default) or on whichever instance takes it from a queue shared by every instance (`SharedTranscriptionJobs`,
- * jobs/shared.ts, with `REDIS_URL` and `DATABASE_URL`; docs/deploy.md, Transcription jobs).
+ * shared-jobs.ts, with `REDIS_URL` and `DATABASE_URL`; docs/deploy.md, Transcription jobs).
  */
 export interface TranscriptionUpload {
   /** The organization (or legacy key) that holds the ASR slot: for logs and the job's record. */

@@ -8,7 +8,7 @@ import {
   SPEAKER_COUNT_MAX,
   SPEAKER_COUNT_MIN,
   TRANSCRIPTION_MODEL,
-} from '../../../schema/index.ts'
+} from '../../../../schema/index.ts'
 
 /** A realtime transcription session's settings, as `session.update` and client secrets change them (contract 4.12, 6.4). */
 export interface SttSettings {

@@ -3,20 +3,20 @@ import { MAX_TRANSCRIPTION_FILE_BYTES, type TranscriptionSseEvent } from '../../
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest } from '../errors.ts'
-import type { TranscriptionJobs } from '../jobs/jobs.ts'
 import { requestLease } from '../limits/lease.ts'
 import type { SlotPool } from '../limits/slots.ts'
 import { discardRest } from '../multipart-form.ts'
-import { renderTranscript, toJson, toVerboseJson } from '../transcripts/formats.ts'
-import { resolveTranscriptionOptions, type TranscriptionOptions } from '../transcripts/options.ts'
-import { sessionRateLimited } from './calls.ts'
+import type { TranscriptionJobs } from './jobs.ts'
+import { resolveTranscriptionOptions, type TranscriptionOptions } from './options.ts'
+import { sessionRateLimited } from './realtime/call-routes.ts'
+import { renderTranscript, toJson, toVerboseJson } from './transcript-formats.ts'
 
 export interface TranscriptionRouteDeps {
   keys: KeyStore
   /** Whether uploads may ask for diarization (switched on, and a diarizer to run it). */
   diarizationEnabled: boolean
   asrSlots: SlotPool
-  /** Where the work runs: in this process, or on any instance through the shared queue (jobs/jobs.ts). */
+  /** Where the work runs: in this process, or on any instance through the shared queue (jobs.ts). */
   jobs: TranscriptionJobs
 }
 

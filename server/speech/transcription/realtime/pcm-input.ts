@@ -1,4 +1,4 @@
-import { StreamResampler } from '../../engine/espeak/resampler.ts'
+import { StreamResampler } from '../../../engine/espeak/resampler.ts'
 
 /** Realtime input audio: base64 PCM16 little-endian mono at 24 or 16 kHz in, 16 kHz float out (the engines' rate). */
 

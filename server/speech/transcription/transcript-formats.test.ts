@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { transcriptionJsonSchema, transcriptionVerboseJsonSchema } from '../../../schema/index.ts'
-import { renderTranscript, type TranscriptParts, timestamp, toSrt, toVtt } from './formats.ts'
+import { renderTranscript, type TranscriptParts, timestamp, toSrt, toVtt } from './transcript-formats.ts'
 
 const parts: TranscriptParts = {
   text: 'hello world how are you',

@@ -21,7 +21,7 @@ import {
   type SampleRange,
 } from './chunks.ts'
 import { buildDiarization, failedDiarization } from './diarization.ts'
-import type { TranscriptParts } from './formats.ts'
+import type { TranscriptParts } from './transcript-formats.ts'
 
 export const RATE = 16_000
 /** Chunks recognized at once per upload (the recognizer runs one subprocess per chunk, two at most overall). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RecognizedWord } from '../../engine/recognition/index.ts'
+import type { RecognizedWord } from '../../../engine/recognition/index.ts'
 import { confirmed, wordsAfter } from './live-words.ts'
 
 const RATE = 16_000

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createPocketSphinxRecognizer } from '../../engine/recognition/index.ts'
-import { type RunningService, startSpeechService } from '../../testing/service.ts'
-import { spokenPcm } from '../../testing/spoken-audio.ts'
-import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
+import { createPocketSphinxRecognizer } from '../../../engine/recognition/index.ts'
+import { type RunningService, startSpeechService } from '../../../testing/service.ts'
+import { spokenPcm } from '../../../testing/spoken-audio.ts'
+import { connectWs, type WsTestClient } from '../../../testing/ws-client.ts'
 
 /**
  * Words while a turn goes on (issue 20, docs/transcription.md "Live words"): a long turn streamed at about real time

@@ -3,14 +3,14 @@ import {
   MAX_APPEND_AUDIO_BYTES,
   MAX_REALTIME_MESSAGE_BYTES,
   realtimeSessionSchema,
-} from '../../schema/index.ts'
-import { createSegmentedSpeakerTracker } from '../engine/diarization/online-segmented.ts'
-import { createPyannoteSegmenter } from '../engine/segmentation/pyannote.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { realSpeechAvailable, spokenDigits } from '../testing/speakers.ts'
-import { spokenPcm } from '../testing/spoken-audio.ts'
-import { connectWs, type RefusedUpgrade, type WsTestClient } from '../testing/ws-client.ts'
-import type { SessionSpeakerTracker } from './realtime/stt-session.ts'
+} from '../../../../schema/index.ts'
+import { createSegmentedSpeakerTracker } from '../../../engine/diarization/online-segmented.ts'
+import { createPyannoteSegmenter } from '../../../engine/segmentation/pyannote.ts'
+import { type RunningService, startSpeechService } from '../../../testing/service.ts'
+import { realSpeechAvailable, spokenDigits } from '../../../testing/speakers.ts'
+import { spokenPcm } from '../../../testing/spoken-audio.ts'
+import { connectWs, type RefusedUpgrade, type WsTestClient } from '../../../testing/ws-client.ts'
+import type { SessionSpeakerTracker } from './stt-session.ts'
 
 /** Realtime transcription over real loopback sockets with the real engines (contract 4.12, 6.3, 6.4, 8). */
 let svc: RunningService

@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { TRANSCRIPTION_MODELS } from '../../../schema/index.ts'
-import type { Recognizer } from '../../engine/recognition/recognizer.ts'
-import type { GateOptions, StreamingVad } from '../../engine/vad/index.ts'
-import { authenticate } from '../access/auth.ts'
-import type { ClientSecretStore } from '../access/client-secret-store.ts'
-import type { KeyStore } from '../access/key-store.ts'
-import { ApiError, badRequest, invalidField, upgradeRequired } from '../errors.ts'
-import type { SlotPool } from '../limits/slots.ts'
-import {
-  applySessionConfig,
-  defaultSettings,
-  SessionConfigError,
-  type SttSettings,
-} from '../realtime/stt-config.ts'
-import { type SessionSpeakerTracker, SttSession } from '../realtime/stt-session.ts'
+import { TRANSCRIPTION_MODELS } from '../../../../schema/index.ts'
+import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
+import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
+import { authenticate } from '../../access/auth.ts'
+import type { ClientSecretStore } from '../../access/client-secret-store.ts'
+import type { KeyStore } from '../../access/key-store.ts'
+import { ApiError, badRequest, invalidField, upgradeRequired } from '../../errors.ts'
+import type { SlotPool } from '../../limits/slots.ts'
+import { applySessionConfig, defaultSettings, SessionConfigError, type SttSettings } from './stt-config.ts'
+import { type SessionSpeakerTracker, SttSession } from './stt-session.ts'
 
 export interface SttRealtimeDeps {
   keys: KeyStore

@@ -4,19 +4,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { decodeAudio } from '../engine/codecs/decode.ts'
-import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import { keyFromCli } from '../testing/keys-cli.ts'
-import { meetingFile } from '../testing/meetings.ts'
-import { type RunningService, readSse, startSpeechService } from '../testing/service.ts'
-import { speechTestDatabase } from '../testing/speech-database.ts'
-import { type SpeechProcess, startSpeechProcess } from '../testing/speech-process.ts'
-import { spokenPcm, wavFile } from '../testing/spoken-audio.ts'
-import { floatToPcm16Wav } from '../wav.ts'
-import type { SpeechStorage } from './database.ts'
+import { decodeAudio } from '../../engine/codecs/decode.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../engine/index.ts'
+import { keyFromCli } from '../../testing/keys-cli.ts'
+import { meetingFile } from '../../testing/meetings.ts'
+import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
+import { speechTestDatabase } from '../../testing/speech-database.ts'
+import { type SpeechProcess, startSpeechProcess } from '../../testing/speech-process.ts'
+import { spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
+import { floatToPcm16Wav } from '../../wav.ts'
+import type { SpeechStorage } from '../database.ts'
 
 /**
- * Transcription uploads as jobs on the queue every instance shares (jobs/shared.ts; docs/deploy.md, Transcription
+ * Transcription uploads as jobs on the queue every instance shares (shared-jobs.ts; docs/deploy.md, Transcription
  * jobs): `server/speech/main.ts` processes on one PostgreSQL schema and one Redis prefix, over HTTP only. Instance a
  * runs no workers (SPEECH_TRANSCRIPTION_WORKERS=0), so every upload it takes is worked elsewhere; its answers are
  * compared with those of a service running the work in its own process (no Redis). Workers are killed with SIGKILL

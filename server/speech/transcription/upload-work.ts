@@ -3,9 +3,9 @@ import { AudioDecodeError, decodeAudio } from '../../engine/codecs/decode.ts'
 import type { Diarizer } from '../../engine/diarization/diarizer.ts'
 import { type Recognizer, RecognizerUnavailableError } from '../../engine/recognition/recognizer.ts'
 import { type ApiError, badRequest, recognitionUnavailable } from '../errors.ts'
-import type { TranscriptParts } from '../transcripts/formats.ts'
-import type { TranscriptionOptions } from '../transcripts/options.ts'
-import { RATE, transcribeAudio } from '../transcripts/pipeline.ts'
+import type { TranscriptionOptions } from './options.ts'
+import { RATE, transcribeAudio } from './pipeline.ts'
+import type { TranscriptParts } from './transcript-formats.ts'
 
 /** What the work of an upload needs, on whichever instance runs it. */
 export interface TranscriptionEngines {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { realtimeSessionSchema } from '../../../schema/index.ts'
+import { realtimeSessionSchema } from '../../../../schema/index.ts'
 import {
   applySessionConfig,
   clampMaxSpeakers,

@@ -1,17 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ASR_CONCURRENT_SESSIONS } from '../../../schema/index.ts'
-import { authenticate } from '../access/auth.ts'
-import type { ClientSecretStore } from '../access/client-secret-store.ts'
-import type { KeyStore } from '../access/key-store.ts'
-import { ApiError, badRequest, rateLimited } from '../errors.ts'
-import type { SlotPool } from '../limits/slots.ts'
-import { discardRest, malformedMultipart } from '../multipart-form.ts'
-import {
-  applySessionConfig,
-  defaultSettings,
-  parseSessionConfig,
-  SessionConfigError,
-} from '../realtime/stt-config.ts'
+import { ASR_CONCURRENT_SESSIONS } from '../../../../schema/index.ts'
+import { authenticate } from '../../access/auth.ts'
+import type { ClientSecretStore } from '../../access/client-secret-store.ts'
+import type { KeyStore } from '../../access/key-store.ts'
+import { ApiError, badRequest, rateLimited } from '../../errors.ts'
+import type { SlotPool } from '../../limits/slots.ts'
+import { discardRest, malformedMultipart } from '../../multipart-form.ts'
+import { applySessionConfig, defaultSettings, parseSessionConfig, SessionConfigError } from './stt-config.ts'
 
 export interface CallRouteDeps {
   keys: KeyStore

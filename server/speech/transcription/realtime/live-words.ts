@@ -2,7 +2,7 @@
  * Live words (docs/transcription.md "Live words"): which words of a decode of the turn that goes on are new, and which
  * of them two decodes in a row agree on. Session samples are 16 kHz; word times are seconds on the session clock.
  */
-import type { RecognizedWord, Transcription } from '../../engine/recognition/index.ts'
+import type { RecognizedWord, Transcription } from '../../../engine/recognition/index.ts'
 import { ENGINE_RATE } from './pcm-input.ts'
 
 /**

@@ -7,10 +7,10 @@ import type { SpeechStorage } from '../database.ts'
 import { ApiError } from '../errors.ts'
 import { DEFAULT_LEASE_TTL_MS, Script } from '../limits/redis-slots.ts'
 import { limitsUnavailable } from '../limits/unavailable.ts'
-import type { TranscriptParts } from '../transcripts/formats.ts'
-import type { TranscriptionOptions } from '../transcripts/options.ts'
 import type { TranscriptionJob, TranscriptionJobs, TranscriptionUpload } from './jobs.ts'
-import { prepareUpload, type TranscriptionEngines, transcribeUpload } from './work.ts'
+import type { TranscriptionOptions } from './options.ts'
+import type { TranscriptParts } from './transcript-formats.ts'
+import { prepareUpload, type TranscriptionEngines, transcribeUpload } from './upload-work.ts'
 
 /**
  * Transcription uploads as jobs any instance may run (`REDIS_URL` and `DATABASE_URL`; docs/deploy.md, Transcription
