@@ -26,11 +26,12 @@ export const ON_POSTGRES: Record<string, string> = {
     'hostile text (NUL, control characters) reaching the stores, refused differently',
   'server/speech/access/key-store.test.ts': 'the key store',
   'server/speech/database-adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
-  'server/speech/store/voices-crash.test.ts':
+  'server/speech/voices/voice-store-crash.test.ts':
     'voice and consent rows and audio under SIGKILL, one transaction each',
   'server/speech/database.http.test.ts':
     'the service with its database reported, and cut off (PostgreSQL only)',
-  'server/speech/voices.http.test.ts': 'consents and voices: stored, listed, paged, deleted with their audio',
+  'server/speech/voices/voices.http.test.ts':
+    'consents and voices: stored, listed, paged, deleted with their audio',
   'server/speech/access/key-rules.http.test.ts': 'the keys CLI and ephemeral keys deleted from the store',
   'server/speech/synthesis/redirect.http.test.ts':
     'continuations stored, served once by another instance on the database',
@@ -59,7 +60,7 @@ export const SQLITE_ONLY: Record<string, string> = {
     'speech synthesis and its errors (keys: key store, key-rules)',
   'server/speech/transcription/transcriptions.http.test.ts':
     'upload recognition and diarization (jobs: the cluster suite)',
-  'server/speech/voices-real.http.test.ts': 'speaker verification quality on real recordings',
+  'server/speech/voices/voices-real.http.test.ts': 'speaker verification quality on real recordings',
   'server/speech/synthesis/warm-up.http.test.ts': 'the engine warm-up',
   'server/speech/transcription/realtime/stt-realtime.ws.test.ts':
     'realtime recognition, turn detection, diarization, capacity',
@@ -88,14 +89,13 @@ const INTEGRATION_BY_NAME = [
   '**/*.listening.test.ts',
   ...STORAGE_SUITES,
   'server/storage/**/*.test.ts',
-  'server/speech/store/*.test.ts',
   // Child processes: ffmpeg makes the codec fixtures, PocketSphinx is a subprocess, the CLI and crash tests run tsx,
   // the lint test runs Biome.
   'server/engine/codecs/decode.test.ts',
   'server/engine/codecs/encode.test.ts',
   'server/engine/codecs/aac-optional.test.ts',
   'server/engine/recognition/pocketsphinx.test.ts',
-  'server/speech/store/voices-crash.test.ts',
+  'server/speech/voices/voice-store-crash.test.ts',
   'server/studio/auth/users-cli.test.ts',
   'server/lint-boundaries.test.ts',
   // Servers started in the test: the speech service and the studio backend in front of it.

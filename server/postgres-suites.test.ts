@@ -15,8 +15,9 @@ function files(dir: string): string[] {
 /** The suites that talk to a server or a store: each must say whether it runs again on PostgreSQL. */
 const needsDecision = (path: string) =>
   /\.(http|ws)\.test\.ts$/.test(path) ||
-  /^server\/(storage|speech\/store)\/.*\.test\.ts$/.test(path) ||
-  /^server\/studio\/(database|[\w-]+\/store)\.test\.ts$/.test(path)
+  /^server\/storage\/.*\.test\.ts$/.test(path) ||
+  /^server\/studio\/(database|[\w-]+\/store)\.test\.ts$/.test(path) ||
+  /^server\/speech\/(.+\/)?[\w-]*(store|database)[\w-]*\.test\.ts$/.test(path)
 
 describe('which suites the postgres project runs again (vite.config.ts)', () => {
   const suites = files('server').filter((path) => path.endsWith('.test.ts'))

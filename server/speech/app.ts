@@ -28,10 +28,6 @@ import {
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import type { SlotPool } from './limits/slots.ts'
 import { buildOpenApiDocument } from './openapi.ts'
-import { consentRoutes } from './routes/consents.ts'
-import { savedVoiceRoutes } from './routes/saved-voices.ts'
-import { voiceCatalogRoutes } from './routes/voices.ts'
-import { VoiceStore } from './store/voices.ts'
 import { ContinuationStore } from './synthesis/continuation-store.ts'
 import { speechRoutes } from './synthesis/speech-routes.ts'
 import { ttsRealtimeRoutes } from './synthesis/tts-realtime-routes.ts'
@@ -42,7 +38,11 @@ import { sttRealtimeRoutes } from './transcription/realtime/stt-realtime-routes.
 import type { SessionSpeakerTracker, SttSession } from './transcription/realtime/stt-session.ts'
 import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './transcription/shared-jobs.ts'
 import { transcriptionRoutes } from './transcription/transcription-routes.ts'
+import { voiceCatalogRoutes } from './voices/catalog-routes.ts'
+import { consentRoutes } from './voices/consent-routes.ts'
+import { savedVoiceRoutes } from './voices/voice-routes.ts'
 import { VoiceService } from './voices/voice-service.ts'
+import { VoiceStore } from './voices/voice-store.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string

@@ -12,7 +12,7 @@ import { ClientSecretStore } from './access/client-secret-store.ts'
 import { KeyStore } from './access/key-store.ts'
 import { openSpeechStorage, SPEECH_MIGRATIONS, type SpeechStorage } from './database.ts'
 import { LEGACY_SPEECH_MIGRATIONS } from './legacy-migrations.fixture.ts'
-import { VoiceStore } from './store/voices.ts'
+import { VoiceStore } from './voices/voice-store.ts'
 
 /**
  * A DATA_DIR written by the release before the storage layer — speech.db at user_version 3, the audio of consents and

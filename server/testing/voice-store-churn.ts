@@ -4,7 +4,7 @@
  * (server/testing/speech-database.ts). Each artifact is large enough (~1 MB) that a kill often lands mid-write.
  */
 import { openSpeechStorage } from '../speech/database.ts'
-import { VoiceStore } from '../speech/store/voices.ts'
+import { VoiceStore } from '../speech/voices/voice-store.ts'
 
 const dir = process.argv[2]
 if (!dir) throw new Error('usage: voice-store-churn.ts DATA_DIR')

@@ -26,7 +26,7 @@ import {
   voiceNotFound,
 } from '../errors.ts'
 import type { Slot, SlotPool } from '../limits/slots.ts'
-import type { ConsentRecord, VoiceRecord, VoiceStore } from '../store/voices.ts'
+import type { ConsentRecord, VoiceRecord, VoiceStore } from './voice-store.ts'
 
 /** What the recording screen says of a consent clip, or of a sample checked against a consent (screen.ts). */
 export interface RecordingScreen {

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { speechTestDatabase } from '../../testing/speech-database.ts'
-import { VoiceStore } from './voices.ts'
+import { VoiceStore } from './voice-store.ts'
 
 /**
  * SIGKILL at random moments of voice and consent creation and deletion, in a real child process on the tests' real
  * database (speech.db, or PostgreSQL in the `postgres` project). Invariants that must hold at every instant, with no
  * recovery step: every consent and voice has its audio, no audio outlives its consent or voice, and no voice outlives
- * its consent — each is written in one transaction and deleted by one cascade (store/voices.ts).
+ * its consent — each is written in one transaction and deleted by one cascade (voice-store.ts).
  */
 const dir = mkdtempSync(join(tmpdir(), 'voice-crash-'))
 const database = speechTestDatabase(dir)

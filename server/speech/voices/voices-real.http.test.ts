@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONSENT_PHRASE } from '../../schema/index.ts'
-import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits, wav16k } from '../testing/speakers.ts'
+import { CONSENT_PHRASE } from '../../../schema/index.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../engine/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import {
+  joinClips,
+  meetingSpeaker,
+  realSpeechAvailable,
+  spokenDigits,
+  wav16k,
+} from '../../testing/speakers.ts'
 
 /**
  * Consents and speaker verification through the real service with real people (shared/data: FSDD digits and AMI

@@ -9,7 +9,7 @@ import {
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { badRequest } from '../errors.ts'
-import type { VoiceStore } from '../store/voices.ts'
+import type { VoiceStore } from './voice-store.ts'
 
 /**
  * GET /v1/voices (4.9): the built-in voices of a model with language metadata, then — for the second-generation

@@ -13,9 +13,9 @@ import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { badRequest, consentNotFound } from '../errors.ts'
 import { readForm } from '../multipart-form.ts'
-import type { ConsentRecord } from '../store/voices.ts'
-import type { VoiceService } from '../voices/voice-service.ts'
-import { requiredName } from './saved-voices.ts'
+import { requiredName } from './voice-routes.ts'
+import type { VoiceService } from './voice-service.ts'
+import type { ConsentRecord } from './voice-store.ts'
 
 const MANAGING = 'Managing voice consents'
 const DEFAULT_PAGE = 20

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONSENT_PHRASE } from '../../schema/index.ts'
-import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { speechTestDatabase } from '../testing/speech-database.ts'
-import { fitToSeconds, spokenPcm, wavFile } from '../testing/spoken-audio.ts'
+import { CONSENT_PHRASE } from '../../../schema/index.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../engine/index.ts'
+import { type RunningService, startSpeechService } from '../../testing/service.ts'
+import { speechTestDatabase } from '../../testing/speech-database.ts'
+import { fitToSeconds, spokenPcm, wavFile } from '../../testing/spoken-audio.ts'
 
 /**
  * Saved voices and consents against the real service: real PocketSphinx phrase checks, the real speaker embedder,

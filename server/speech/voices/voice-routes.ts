@@ -12,7 +12,7 @@ import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest, consentNotFound, voiceNotFound } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
 import { readForm } from '../multipart-form.ts'
-import type { VoiceService } from '../voices/voice-service.ts'
+import type { VoiceService } from './voice-service.ts'
 
 const MANAGING = 'Managing saved voices'
 
