@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keyFromCli } from '../testing/keys-cli.ts'
-import { freePort } from '../testing/ports.ts'
-import { type SpeechProcess, startSpeechProcess } from '../testing/speech-process.ts'
-import { connectWs, type WsTestClient } from '../testing/ws-client.ts'
+import { keyFromCli } from '../../testing/keys-cli.ts'
+import { freePort } from '../../testing/ports.ts'
+import { type SpeechProcess, startSpeechProcess } from '../../testing/speech-process.ts'
+import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
 
 /**
  * The contract's concurrency limits (section 8: 2 generations per organization, then 429 or a ~8 s wait and 503; 5
