@@ -73,7 +73,12 @@ const STORAGE_SUITES = Object.keys(ON_POSTGRES)
 /** Several backend instances on one PostgreSQL and one Redis: only in the `postgres` project. */
 const CLUSTER_SUITES = ['server/**/*.cluster.test.ts']
 
-const ALL_TESTS = ['src/**/*.test.{ts,tsx}', 'server/**/*.test.ts', 'schema/**/*.test.ts']
+const ALL_TESTS = [
+  'src/**/*.test.{ts,tsx}',
+  'server/**/*.test.ts',
+  'schema/**/*.test.ts',
+  'core/**/*.test.ts',
+]
 
 /**
  * `unit` is the edit–test loop (`npx vitest run --project unit`, well under a minute): tests that run in this process

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test as setup } from '@playwright/test'
+import { readWav } from '../core/wav.ts'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
 import { spokenDigits, wav16k } from '../server/testing/speakers.ts'
@@ -18,25 +19,14 @@ export const MIC_SOURCE = meetingFile('trn08.wav')
 
 setup('make the fake microphone from a real meeting recording', () => {
   const source = readFileSync(resolve(MIC_SOURCE))
-  let at = 12
-  let rate = 0
-  let channels = 0
-  let samples: Float32Array | null = null
-  while (at + 8 <= source.length) {
-    const id = source.toString('ascii', at, at + 4)
-    const size = source.readUInt32LE(at + 4)
-    if (id === 'fmt ') {
-      channels = source.readUInt16LE(at + 10)
-      rate = source.readUInt32LE(at + 12)
-      if (source.readUInt16LE(at + 8) !== 3 || source.readUInt16LE(at + 22) !== 32)
-        throw new Error('expected float32')
-    } else if (id === 'data') {
-      const copy = Buffer.from(source.subarray(at + 8, at + 8 + size))
-      samples = new Float32Array(copy.buffer, copy.byteOffset, Math.floor(copy.length / 4))
-      break
-    }
-    at += 8 + size + (size % 2)
-  }
+  const wav = readWav(source)
+  if (wav?.fmt?.formatTag !== 3 || wav.fmt.bitsPerSample !== 32) throw new Error('expected float32')
+  const { channels, sampleRate: rate } = wav.fmt
+  // A copy, aligned for Float32Array whatever the chunk's offset.
+  const copy = wav.data
+    ? Buffer.from(source.subarray(wav.data.offset, wav.data.offset + wav.data.bytes))
+    : null
+  const samples = copy && new Float32Array(copy.buffer, copy.byteOffset, Math.floor(copy.length / 4))
   if (!samples || channels !== 1) throw new Error(`${MIC_SOURCE} is not the mono float WAV expected`)
   writeFileSync(e2eMeetingMicWav, floatToPcm16Wav(samples, rate))
 })

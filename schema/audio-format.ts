@@ -6,6 +6,8 @@
  * same way before sending it.
  */
 
+import { waveForm } from '../core/wav.ts'
+
 export const UPLOAD_FORMATS = ['wav', 'mp3', 'ogg', 'aac', 'flac', 'webm', 'mp4'] as const
 export type UploadFormat = (typeof UPLOAD_FORMATS)[number]
 
@@ -25,8 +27,7 @@ const FORMAT_NAMES = UPLOAD_FORMATS.map((f) => UPLOAD_FORMAT_NAMES[f])
 export const UPLOAD_FORMATS_IN_WORDS = `${FORMAT_NAMES.slice(0, -1).join(', ')} or ${FORMAT_NAMES.at(-1)}`
 
 export function sniffFormat(bytes: Uint8Array): UploadFormat | null {
-  const riff = ascii(bytes, 0, 4)
-  if ((riff === 'RIFF' || riff === 'RIFX' || riff === 'RF64') && ascii(bytes, 8, 4) === 'WAVE') return 'wav'
+  if (waveForm(bytes)) return 'wav' // RIFF, RIFX or RF64 holding WAVE (core/wav.ts, the one WAV reader)
   if (ascii(bytes, 0, 4) === 'OggS') return 'ogg'
   if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) return 'webm' // EBML: WebM or Matroska
   if (ascii(bytes, 4, 4) === 'ftyp') return 'mp4' // ISO BMFF: MP4, M4A, MOV

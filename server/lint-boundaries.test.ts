@@ -51,6 +51,31 @@ const cases: Array<{ rule: string; path: string; source: string; expect: RegExp 
     source: "import { readFileSync } from 'node:fs'\nexport const x = readFileSync\n",
     expect: /imports nothing but zod/,
   },
+  {
+    rule: 'schema/ does not import core/ outside the files allowed to',
+    path: 'schema/__lint_fixture_core.ts',
+    source: "import { readWav } from '../core/wav.ts'\nexport const x = readWav\n",
+    expect: /imports nothing but zod/,
+  },
+  {
+    rule: 'core/ imports nothing of Node',
+    path: 'core/__lint_fixture.ts',
+    source: "import { readFileSync } from 'node:fs'\nexport const x = readFileSync\n",
+    expect: /core\/ is pure/,
+  },
+  {
+    rule: 'core/ imports nothing of the servers, the browser app or the contract',
+    path: 'core/__lint_fixture_2.ts',
+    source:
+      "import { SAMPLE_RATE } from '../schema/index.ts'\nimport { pcm16WavHeader } from '../server/wav.ts'\nexport const x = [SAMPLE_RATE, pcm16WavHeader]\n",
+    expect: /core\/ is pure/,
+  },
+  {
+    rule: 'core/ uses no DOM or Node globals',
+    path: 'core/__lint_fixture_3.ts',
+    source: 'export const x = () => [document.title, process.env]\n',
+    expect: /core\/ is pure: no DOM globals[\s\S]*core\/ is pure: no Node globals/,
+  },
 ]
 
 /** One `biome lint` over every fixture (its import-cycle rule reads the whole project, so each run takes seconds). */

@@ -37,7 +37,7 @@ export async function fetchTakeAudio(id: string, signal?: AbortSignal): Promise<
   return pcmOfWav(new Uint8Array(await response.arrayBuffer()))
 }
 
-/** The samples of a WAV file of PCM16 (its `data` chunk, found by the one WAV reader, src/audio/peaks.ts). */
+/** The samples of a WAV file of PCM16 (its `data` chunk, found by the one WAV reader, core/wav.ts, through peaks.ts). */
 export function pcmOfWav(bytes: Uint8Array): Int16Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const wav = wavFormat(view)

@@ -7,6 +7,8 @@
  * other formats are decoded by the browser (`decodeToMono` in peaks-browser.ts) and measured here.
  */
 
+import { readWav, WAVE_FORMAT_IEEE_FLOAT, WAVE_FORMAT_PCM } from '../../core/wav.ts'
+
 /** How many peaks for a recording of `duration` seconds: 100 a second, at most 120,000 (a 20-minute recording). */
 export function peakCountFor(duration: number): number {
   if (!Number.isFinite(duration) || duration <= 0) return 1
@@ -63,47 +65,21 @@ export interface WavFormat {
   dataBytes: number
 }
 
-/** Reads a RIFF/WAVE header, or null when the bytes are not a WAV this reader handles. */
+/**
+ * The header of a WAV file these peaks read (PCM 8/16/24/32-bit or float 32/64, extensible or not), or null for
+ * anything else. The header itself is read by the one WAV reader (core/wav.ts).
+ */
 export function wavFormat(bytes: DataView): WavFormat | null {
-  const tag = (at: number) =>
-    at + 4 <= bytes.byteLength
-      ? String.fromCharCode(
-          bytes.getUint8(at),
-          bytes.getUint8(at + 1),
-          bytes.getUint8(at + 2),
-          bytes.getUint8(at + 3),
-        )
-      : ''
-  if (tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return null
-  let at = 12
-  let fmt: Omit<WavFormat, 'dataOffset' | 'dataBytes'> | null = null
-  while (at + 8 <= bytes.byteLength) {
-    const id = tag(at)
-    const size = bytes.getUint32(at + 4, true)
-    const body = at + 8
-    if (id === 'fmt ' && body + 16 <= bytes.byteLength) {
-      let format = bytes.getUint16(body, true)
-      // WAVE_FORMAT_EXTENSIBLE: the real format is the first two bytes of the sub-format GUID.
-      if (format === 0xfffe && body + 26 <= bytes.byteLength) format = bytes.getUint16(body + 24, true)
-      if (format !== 1 && format !== 3) return null
-      fmt = {
-        format,
-        channels: bytes.getUint16(body + 2, true),
-        sampleRate: bytes.getUint32(body + 4, true),
-        bitsPerSample: bytes.getUint16(body + 14, true),
-      }
-    } else if (id === 'data') {
-      if (!fmt || fmt.channels < 1 || fmt.sampleRate < 1) return null
-      const supported =
-        fmt.format === 1 ? [8, 16, 24, 32].includes(fmt.bitsPerSample) : [32, 64].includes(fmt.bitsPerSample)
-      if (!supported) return null
-      // Streams written before their length was known say 0 or 0xFFFFFFFF: read to the end of the file.
-      const declared = size === 0 || size === 0xffffffff ? Number.POSITIVE_INFINITY : size
-      return { ...fmt, dataOffset: body, dataBytes: Math.min(declared, bytes.byteLength - body) }
-    }
-    at = body + size + (size % 2)
-  }
-  return null
+  const wav = readWav(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+  const fmt = wav?.fmt
+  const data = wav?.data
+  if (!fmt || !data || fmt.channels < 1 || fmt.sampleRate < 1) return null
+  const { formatTag: format, channels, sampleRate, bitsPerSample } = fmt
+  if (format !== WAVE_FORMAT_PCM && format !== WAVE_FORMAT_IEEE_FLOAT) return null
+  const supported =
+    format === WAVE_FORMAT_PCM ? [8, 16, 24, 32].includes(bitsPerSample) : [32, 64].includes(bitsPerSample)
+  if (!supported) return null
+  return { format, channels, sampleRate, bitsPerSample, dataOffset: data.offset, dataBytes: data.bytes }
 }
 
 /** Duration in seconds of the sample data a WAV header describes. */

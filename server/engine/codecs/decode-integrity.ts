@@ -12,6 +12,7 @@
  * when there is none, never returns). Damage inside frames is the decoders' to find (decode-codecs.ts).
  */
 
+import { isUnknownSize, readWav } from '../../../core/wav.ts'
 import {
   firstMp3Frame,
   framesStartAt,
@@ -62,21 +63,19 @@ function ascii(bytes: Uint8Array, offset: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(offset, offset + length))
 }
 
-/** RIFF chunks up to and including "data"; sizes of 0 and 0xFFFFFFFF are a streaming writer's "unknown". */
+/**
+ * RIFF chunks up to and including "data" (walked by the one WAV reader, core/wav.ts); a "data" size of 0 or
+ * 0xFFFFFFFF is a streaming writer's "unknown", never a cut.
+ */
 function wavDamage(bytes: Uint8Array): string | null {
-  if (ascii(bytes, 0, 4) !== 'RIFF') return null // RIFX and RF64 are rare enough to let through unchecked
-  const data = view(bytes)
-  let pos = 12
-  while (pos + 8 <= bytes.length) {
-    const id = ascii(bytes, pos, 4)
-    const size = data.getUint32(pos + 4, true)
-    if (id === 'data' && (size === 0 || size === 0xffffffff)) return null
-    if (pos + 8 + size > bytes.length)
-      return `its "${id}" chunk declares ${size} bytes, ${bytes.length - pos - 8} remain`
-    if (id === 'data') return null
-    pos += 8 + size + (size & 1) // chunks are padded to an even size
+  const wav = readWav(bytes)
+  if (!wav) return null // RIFX and RF64 are rare enough to let through unchecked
+  for (const { id, body, size } of wav.chunks) {
+    if (id === 'data' && isUnknownSize(size)) return null
+    if (body + size > bytes.length)
+      return `its "${id}" chunk declares ${size} bytes, ${bytes.length - body} remain`
   }
-  return 'it ends before its "data" chunk'
+  return wav.data ? null : 'it ends before its "data" chunk'
 }
 
 /** Top-level ISO BMFF boxes (ftyp, moov, mdat, …); size 0 means "to the end of the file". */
