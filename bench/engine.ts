@@ -22,6 +22,7 @@
 import { Worker } from 'node:worker_threads'
 import libsamplerate from '@alexanderolsen/libsamplerate-js'
 import FFT from 'fft.js'
+import { concat } from '../core/concat.ts'
 import {
   builtinVoiceLanguage,
   isSecondGen,
@@ -40,7 +41,6 @@ import { StreamResampler } from '../server/engine/espeak/resampler.ts'
 import { escapeForSsml, espeakRate } from '../server/engine/espeak/text.ts'
 import { planUtterance } from '../server/engine/markup/index.ts'
 import { lowpass } from '../server/engine/model-profiles.ts'
-import { concatPcm } from '../server/engine/pcm.ts'
 import { speak } from '../server/engine/speak.ts'
 import { OUTPUT_SAMPLE_RATE, type VoiceParams } from '../server/engine/synthesizer.ts'
 import { normalizeText, segmentForSynthesis } from '../server/engine/text/index.ts'
@@ -265,14 +265,14 @@ const material = await (async () => {
   })
   return { chunks, rate: engine.get_samplerate() as number }
 })()
-const source = concatPcm(material.chunks)
+const source = concat(material.chunks, Int16Array)
 const sourceSeconds = source.length / material.rate
 
 function resampleWith(make: () => { push(s: Int16Array): Int16Array; flush(): Int16Array }) {
   const r = make()
   const parts = material.chunks.map((c) => r.push(c))
   parts.push(r.flush())
-  return concatPcm(parts)
+  return concat(parts, Int16Array)
 }
 const { ConverterType, create } = libsamplerate
 async function libsamplerateWith(
@@ -286,7 +286,7 @@ async function libsamplerateWith(
     parts.push(Int16Array.from(src.full(f), (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32768)))))
   }
   src.destroy()
-  return concatPcm(parts)
+  return concat(parts, Int16Array)
 }
 const speech24 = resampleWith(() => new PolyphaseResampler(material.rate, OUTPUT_SAMPLE_RATE))
 const seconds24 = speech24.length / OUTPUT_SAMPLE_RATE
@@ -471,7 +471,7 @@ function toneResponse(hz: number): { gainDb: number; spurDb: number } {
     Math.round(16_000 * Math.sin((2 * Math.PI * hz * i) / material.rate)),
   )
   const r = new PolyphaseResampler(material.rate, OUTPUT_SAMPLE_RATE)
-  const y = concatPcm([r.push(input), r.flush()])
+  const y = concat([r.push(input), r.flush()], Int16Array)
   const n = 8192
   const from = 4000
   let s = 0

@@ -9,6 +9,7 @@
  *   (docs/voices-and-consents.md, "Candidates tried").
  */
 import { writeFileSync } from 'node:fs'
+import { concat } from '../core/concat.ts'
 import { cosineSimilarity } from '../server/engine/speaker/embedder.ts'
 import {
   GMM_FEATURES,
@@ -201,13 +202,7 @@ async function tryCandidates() {
       const values = voicedCepstra(analyzeSpeech(a), 10)?.values
       return values ? [warpColumns(values)] : []
     })
-    const frames = new Float64Array(parts.reduce((n, p) => n + p.length, 0))
-    let offset = 0
-    for (const p of parts) {
-      frames.set(p, offset)
-      offset += p.length
-    }
-    return frames
+    return concat(parts, Float64Array)
   }
   const vector = (values: Float64Array | null, ubm: Ubm, candidate: Candidate, nap: Float32Array[]) => {
     if (!values) return null

@@ -15,10 +15,10 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { extname, join, resolve } from 'node:path'
 import { build } from 'vite'
+import { concat } from '../core/concat.ts'
 import { PCM_DELTA_BYTES } from '../schema/index.ts'
 import { createEspeakSynthesizer } from '../server/engine/espeak/pool.ts'
 import { mulberry32 } from '../server/engine/markup/dsp.ts'
-import { concatPcm } from '../server/engine/pcm.ts'
 import { speak } from '../server/engine/speak.ts'
 import { voiceParamsFor } from '../server/engine/voice-params.ts'
 import { launchBenchBrowser } from './browser.ts'
@@ -56,7 +56,7 @@ async function speech(): Promise<Int16Array> {
   }))
     parts.push(chunk)
   await synth.close()
-  const pcm = concatPcm(parts)
+  const pcm = concat(parts, Int16Array)
   const audible = (s: number) => Math.abs(s) >= 33 // -60 dBFS, the player's own threshold of silence
   let first = 0
   while (first < pcm.length && !audible(pcm[first] ?? 0)) first++

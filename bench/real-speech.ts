@@ -10,6 +10,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { concat } from '../core/concat.ts'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { clipFeatures, supervector, type Ubm } from '../server/engine/speaker/gmm.ts'
 import {
@@ -374,13 +375,7 @@ export function trainingFrames(meetings: Meeting[], takes: Take[], fold: number)
     ...amiAudioOfFold(meetings, fold),
   ]
   const parts = audio.flatMap((a) => clipFeatures(analyzeSpeech(a), 10)?.values ?? [])
-  const frames = new Float64Array(parts.reduce((n, t) => n + t.length, 0))
-  let offset = 0
-  for (const t of parts) {
-    frames.set(t, offset)
-    offset += t.length
-  }
-  return frames
+  return concat(parts, Float64Array)
 }
 
 /**

@@ -21,6 +21,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
+import { concat } from '../core/concat.ts'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer, diarizationError } from '../server/engine/diarization/index.ts'
 import { parseRttm } from '../server/engine/diarization/rttm.ts'
@@ -88,16 +89,7 @@ for (let i = 0; i < EXCERPTS; i++) {
   const bytes = readFileSync(meetingFile(`trn0${i}.wav`))
   excerpts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
 }
-const joined = new Float32Array(excerpts.reduce((n, e) => n + e.length, 0) * 2)
-{
-  let at = 0
-  for (let round = 0; round < 2; round++) {
-    for (const e of excerpts) {
-      joined.set(e, at)
-      at += e.length
-    }
-  }
-}
+const joined = concat([...excerpts, ...excerpts], Float32Array)
 const smokeClip = (excerpts[0] as Float32Array).subarray(0, 10 * RATE)
 const files = SMOKE
   ? [{ label: '10 s (trn00 start)', audio: smokeClip, wav: floatToPcm16Wav(smokeClip, RATE) }]

@@ -10,9 +10,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { concat } from '../core/concat.ts'
 import { PREPARATION_VERSION, prepareVoice } from '../server/engine/cloning/index.ts'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
-import { concatPcm, createEspeakSynthesizer, speak, type VoiceParams } from '../server/engine/index.ts'
+import { createEspeakSynthesizer, speak, type VoiceParams } from '../server/engine/index.ts'
 import { summarizePitch, trackPitch } from '../server/engine/markup/pitch.ts'
 import { cosineSimilarity } from '../server/engine/speaker/embedder.ts'
 import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../server/engine/speaker/index.ts'
@@ -50,7 +51,7 @@ async function pcmSeconds(seconds: number, voice = 'english_40'): Promise<Int16A
     parts.push(pcm)
     total += pcm.length
   }
-  return concatPcm(parts).subarray(0, seconds * 24_000)
+  return concat(parts, Int16Array).subarray(0, seconds * 24_000)
 }
 
 async function toMono16k(pcm: Int16Array): Promise<Float32Array> {
@@ -132,7 +133,7 @@ async function render(params: VoiceParams, language: string): Promise<Int16Array
     maxNewTokens: null,
   }))
     parts.push(c)
-  return concatPcm(parts)
+  return concat(parts, Int16Array)
 }
 const medianHz16k = (audio: Float32Array) =>
   summarizePitch(

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test as setup } from '@playwright/test'
+import { concat } from '../core/concat.ts'
 import { readWav } from '../core/wav.ts'
 import { e2eMeetingMicWav } from '../playwright.config.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
@@ -47,11 +48,6 @@ setup('join two real speakers taking turns into one recording', async () => {
   const parts: Float32Array[] = [new Float32Array(rate / 2)]
   for (const [take, speaker] of ['george', 'jackson', 'george', 'jackson'].entries())
     parts.push(await spokenDigits(speaker, [Math.floor(take / 2)]), pause())
-  const samples = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const p of parts) {
-    samples.set(p, offset)
-    offset += p.length
-  }
+  const samples = concat(parts, Float32Array)
   writeFileSync(twoSpeakersWav(e2eMeetingMicWav), wav16k(samples))
 })

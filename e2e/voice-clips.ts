@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { concat } from '../core/concat.ts'
 import { CONSENT_PHRASE } from '../schema/index.ts'
-import { concatPcm, createEspeakSynthesizer, OUTPUT_SAMPLE_RATE } from '../server/engine/index.ts'
+import { createEspeakSynthesizer, OUTPUT_SAMPLE_RATE } from '../server/engine/index.ts'
 import { spokenPcm, wavFile } from '../server/testing/spoken-audio.ts'
 
 /**
@@ -50,12 +51,24 @@ export async function makeVoiceClips(dir: string): Promise<{ phraseSeconds: numb
   const synth = await createEspeakSynthesizer({ workers: 1 })
   try {
     const phrase = await spokenPcm(synth, CONSENT_PHRASE, OWNER)
-    writeFileSync(join(dir, CLIP_FILES.microphone), wavFile(concatPcm([silence(1), phrase, silence(14)])))
-    writeFileSync(join(dir, CLIP_FILES.consent), wavFile(concatPcm([silence(0.5), phrase, silence(0.5)])))
+    writeFileSync(
+      join(dir, CLIP_FILES.microphone),
+      wavFile(concat([silence(1), phrase, silence(14)], Int16Array)),
+    )
+    writeFileSync(
+      join(dir, CLIP_FILES.consent),
+      wavFile(concat([silence(0.5), phrase, silence(0.5)], Int16Array)),
+    )
     const same = await spokenPcm(synth, SAME_SPEAKER_TEXT, OWNER)
-    writeFileSync(join(dir, CLIP_FILES.sameSpeaker), wavFile(concatPcm([silence(0.3), same, silence(0.3)])))
+    writeFileSync(
+      join(dir, CLIP_FILES.sameSpeaker),
+      wavFile(concat([silence(0.3), same, silence(0.3)], Int16Array)),
+    )
     const other = await spokenPcm(synth, OTHER_SPEAKER_TEXT, STRANGER)
-    writeFileSync(join(dir, CLIP_FILES.otherSpeaker), wavFile(concatPcm([silence(0.3), other, silence(0.3)])))
+    writeFileSync(
+      join(dir, CLIP_FILES.otherSpeaker),
+      wavFile(concat([silence(0.3), other, silence(0.3)], Int16Array)),
+    )
     const phraseSeconds = phrase.length / OUTPUT_SAMPLE_RATE
     writeFileSync(join(dir, 'clips.json'), JSON.stringify({ phraseSeconds }))
     return { phraseSeconds }

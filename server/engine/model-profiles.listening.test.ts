@@ -3,10 +3,10 @@
  * has; micro and nano are quicker, flatter and duller in that order (model-profiles.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../core/concat.ts'
 import { LEGACY_MODELS } from '../../schema/index.ts'
 import { createEspeakSynthesizer } from './espeak/pool.ts'
 import { soundFeatures, speechFeatures } from './markup/features.ts'
-import { concatPcm } from './pcm.ts'
 import { speak } from './speak.ts'
 import type { Synthesizer } from './synthesizer.ts'
 import { voiceParamsFor } from './voice-params.ts'
@@ -35,7 +35,7 @@ async function listen(voiceId: string, model: string | undefined) {
     model,
   }))
     parts.push(c)
-  const pcm = concatPcm(parts)
+  const pcm = concat(parts, Int16Array)
   return { pcm, ...speechFeatures(pcm, RATE), centroidHz: soundFeatures(pcm, RATE).centroidHz }
 }
 

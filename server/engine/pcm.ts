@@ -1,10 +1,7 @@
-/** One PCM16 buffer from several, in order. */
-export function concatPcm(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
-}
+import { concat } from '../../core/concat.ts'
+
+/**
+ * One PCM16 buffer from several, in order: core's `concat` (core/concat.ts) under the name server/speech imports
+ * through the engine's index. Re-export until server/speech imports core directly.
+ */
+export const concatPcm = (parts: readonly Int16Array[]): Int16Array => concat(parts, Int16Array)

@@ -4,10 +4,10 @@
  * audible sample, median F0 with the YIN tracker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../core/concat.ts'
 import { createEspeakSynthesizer } from './espeak/pool.ts'
 import { speechFeatures } from './markup/features.ts'
 import { summarizePitch, trackPitch } from './markup/pitch.ts'
-import { concatPcm } from './pcm.ts'
 import { speak } from './speak.ts'
 import type { Synthesizer } from './synthesizer.ts'
 import { stretchTempo, TimeStretcher } from './time-stretch.ts'
@@ -46,7 +46,7 @@ describe('TimeStretcher', () => {
       for (let i = 0; i < voiced.length; i += 1000 + (i % 7) * 300)
         out.push(stretcher.push(voiced.subarray(i, i + 1000 + (i % 7) * 300)))
       out.push(stretcher.flush())
-      const pcm = concatPcm(out)
+      const pcm = concat(out, Int16Array)
       expect(pcm.length).toBe(Math.round(voiced.length / tempo))
       const f0 = summarizePitch(trackPitch(pcm, RATE)).medianHz
       expect(Math.abs(12 * Math.log2(f0 / 150))).toBeLessThan(0.3)
@@ -75,7 +75,7 @@ describe('speed through speak', () => {
       maxNewTokens: null,
     }))
       parts.push(c)
-    return speechFeatures(concatPcm(parts), RATE)
+    return speechFeatures(concat(parts, Int16Array), RATE)
   }
 
   for (const voiceId of ['english_40', 'Bella']) {

@@ -4,6 +4,7 @@
  * overlapping pieces, finds where each lines up best with the last, and cross-fades them at the new spacing.
  */
 import { Stretch } from 'soundtouchjs'
+import { concat } from '../../core/concat.ts'
 import { espeakRate } from './espeak/text.ts'
 
 /**
@@ -56,13 +57,7 @@ export class TimeStretcher {
       parts.push(this.take(expected - this.output))
     }
     this.stretch.clear()
-    const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    let at = 0
-    for (const p of parts) {
-      out.set(p, at)
-      at += p.length
-    }
-    return out
+    return concat(parts, Int16Array)
   }
 
   private take(limit: number): Int16Array {

@@ -1,5 +1,6 @@
+import { concat } from '../../core/concat.ts'
 import { builtinVoiceLanguage } from '../../schema/index.ts'
-import { concatPcm, type Synthesizer, speak, voiceParamsFor } from '../engine/index.ts'
+import { type Synthesizer, speak, voiceParamsFor } from '../engine/index.ts'
 import { pcmBytes, wavHeader } from '../speech/synthesis/audio-out.ts'
 
 /** Real speech for tests that need a voice: the project's eSpeak engine speaking `text` with a built-in voice. */
@@ -22,7 +23,7 @@ export async function spokenPcm(
   })) {
     chunks.push(c)
   }
-  return concatPcm(chunks)
+  return concat(chunks, Int16Array)
 }
 
 /** 24 kHz mono PCM16 samples, padded or cut to exactly `seconds` when given. */

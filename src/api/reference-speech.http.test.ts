@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { concat } from '../../core/concat.ts'
 import { MAX_REFERENCE_BYTES } from '../../schema/index.ts'
-import { concatPcm, createEspeakSynthesizer, type Synthesizer } from '../../server/engine/index.ts'
+import { createEspeakSynthesizer, type Synthesizer } from '../../server/engine/index.ts'
 import { summarizePitch, trackPitch } from '../../server/engine/markup/pitch.ts'
 import { type RunningService, startSpeechService } from '../../server/testing/service.ts'
 import { spokenPcm, wavFile } from '../../server/testing/spoken-audio.ts'
@@ -64,7 +65,7 @@ async function speakWith(
 ) {
   const pieces: Int16Array[] = []
   const result = await streamSpeechWithReference(fields, reference, { onAudio: (pcm) => pieces.push(pcm) })
-  return { ...result, pcm: concatPcm(pieces), pieces: pieces.length }
+  return { ...result, pcm: concat(pieces, Int16Array), pieces: pieces.length }
 }
 
 const medianHz = (pcm: Int16Array) =>

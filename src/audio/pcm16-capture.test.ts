@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { concat } from '../../core/concat.ts'
 import { CAPTURE_CHUNK_FRAMES, Pcm16Capture } from './pcm16-capture.ts'
 
 function capture(rate: number, seconds: number, signal: (t: number) => number) {
@@ -12,13 +13,7 @@ function capture(rate: number, seconds: number, signal: (t: number) => number) {
     c.push(block)
   }
   c.flush()
-  const all = new Int16Array(pieces.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of pieces) {
-    all.set(p, at)
-    at += p.length
-  }
-  return { pieces, all }
+  return { pieces, all: concat(pieces, Int16Array) }
 }
 
 /** Zero crossings per second of the middle of the signal, as a frequency. */

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { concat } from '../../core/concat.ts'
 import { decodeAudio } from '../../server/engine/codecs/decode.ts'
-import { concat } from '../../server/engine/speaker/test-audio.ts'
 import { bestPeriod, PeriodStretcher, STRETCH_LOOKAHEAD } from './period-stretch.ts'
 import { RingBuffer } from './ring-buffer.ts'
 
@@ -114,7 +114,7 @@ async function counting(who: string): Promise<Float32Array> {
     const bytes = readFileSync(join(SPEAKERS_DIR as string, `${digit}_${who}_0.wav`))
     parts.push((await decodeAudio(bytes, { targetRate: RATE })).samples)
   }
-  return concat(parts)
+  return concat(parts, Float32Array)
 }
 
 const energy = (x: Float32Array) => x.reduce((n, v) => n + v * v, 0)

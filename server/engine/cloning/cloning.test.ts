@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { wavFile } from '../../testing/spoken-audio.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { summarizePitch, trackPitch } from '../markup/pitch.ts'
-import { concatPcm } from '../pcm.ts'
 import { speak } from '../speak.ts'
 import type { Synthesizer, VoiceParams } from '../synthesizer.ts'
 import { voiceParamsFor } from '../voice-params.ts'
@@ -26,7 +26,7 @@ afterAll(() => synth.close())
 async function say(voice: VoiceParams, text = TEXT): Promise<Int16Array> {
   const chunks: Int16Array[] = []
   for await (const c of synth.synthesize({ text, voice, speed: 1 })) chunks.push(c)
-  return concatPcm(chunks)
+  return concat(chunks, Int16Array)
 }
 const male: VoiceParams = { espeakVoice: 'en-us+m1', pitch: 50, range: 50, rate: 175 }
 const warp = (pcm: Int16Array, scale: number, chunk = 3000) => {
@@ -34,7 +34,7 @@ const warp = (pcm: Int16Array, scale: number, chunk = 3000) => {
   const out: Int16Array[] = []
   for (let i = 0; i < pcm.length; i += chunk) out.push(w.push(pcm.subarray(i, i + chunk)))
   out.push(w.flush())
-  return concatPcm(out)
+  return concat(out, Int16Array)
 }
 const medianHz = (pcm: Int16Array, rate = 24_000) => summarizePitch(trackPitch(pcm, rate)).medianHz
 const semitones = (a: number, b: number) => Math.abs(12 * Math.log2(a / b))
@@ -91,7 +91,7 @@ describe('speak() with a formant scale', () => {
         maxNewTokens: null,
       }))
         chunks.push(c)
-      return averageEnvelope(concatPcm(chunks), 24_000)
+      return averageEnvelope(concat(chunks, Int16Array), 24_000)
     }
     const scaled = await render({ ...male, formantScale: 1.15 })
     expect(Math.abs(bestFormantScale(scaled, await render(male)) - 1.15)).toBeLessThanOrEqual(0.03)

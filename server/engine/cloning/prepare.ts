@@ -1,5 +1,5 @@
+import { concat } from '../../../core/concat.ts'
 import { summarizePitch, trackPitch } from '../markup/pitch.ts'
-import { concatPcm } from '../pcm.ts'
 import { OUTPUT_SAMPLE_RATE, type Synthesizer, type VoiceParams } from '../synthesizer.ts'
 import { averageEnvelope, bestFormantScale } from './envelope.ts'
 
@@ -68,7 +68,7 @@ export async function prepareVoice(synth: Synthesizer, input: PrepareInput): Pro
     base.push(chunk)
   const formantScale = bestFormantScale(
     averageEnvelope(input.audio, input.sampleRate),
-    averageEnvelope(concatPcm(base), OUTPUT_SAMPLE_RATE),
+    averageEnvelope(concat(base, Int16Array), OUTPUT_SAMPLE_RATE),
   )
   return {
     params: Math.abs(formantScale - 1) < MIN_FORMANT_CHANGE ? params : { ...params, formantScale },

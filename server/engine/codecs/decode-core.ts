@@ -24,6 +24,7 @@ import {
   WAVE,
   WEBM,
 } from 'mediabunny'
+import { concat } from '../../../core/concat.ts'
 import { sniffFormat, type UploadFormat } from '../../../schema/audio-format.ts'
 import { isWasmCodec, loadWasmDecoder } from './decode-codecs.ts'
 import { AudioDecodeError } from './decode-error.ts'
@@ -201,13 +202,7 @@ class MonoBuilder {
 
   finish(): MonoPcm {
     if (this.length === 0) throw new AudioDecodeError('corrupt_audio', 'The file holds no decodable audio')
-    const samples = new Float32Array(this.length)
-    let offset = 0
-    for (const chunk of this.chunks) {
-      samples.set(chunk, offset)
-      offset += chunk.length
-    }
-    return { samples, sampleRate: this.sampleRate }
+    return { samples: concat(this.chunks, Float32Array), sampleRate: this.sampleRate }
   }
 }
 

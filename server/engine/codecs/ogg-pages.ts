@@ -5,6 +5,8 @@
  * sound.
  */
 
+import { concat } from '../../../core/concat.ts'
+
 export interface OggPage {
   start: number
   end: number
@@ -56,11 +58,8 @@ export function oggVorbisStream(bytes: Uint8Array): Uint8Array | null {
   if (serial === undefined) return null
   const mine = pages.filter((page) => page.serial === serial)
   if (mine.length === pages.length) return bytes
-  const out = new Uint8Array(mine.reduce((total, page) => total + page.end - page.start, 0))
-  let at = 0
-  for (const page of mine) {
-    out.set(bytes.subarray(page.start, page.end), at)
-    at += page.end - page.start
-  }
-  return out
+  return concat(
+    mine.map((page) => bytes.subarray(page.start, page.end)),
+    Uint8Array,
+  )
 }

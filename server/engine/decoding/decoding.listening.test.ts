@@ -4,10 +4,10 @@
  * engine itself starts every job from the same state, so equal plans give equal samples.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { MODE_PRESETS } from '../../../schema/index.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { type SpeechFeatures, speechFeatures } from '../markup/features.ts'
-import { concatPcm } from '../pcm.ts'
 import { AUDIO_TOKENS_PER_SECOND, type SpeakRequest, speak } from '../speak.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { voiceParamsFor } from '../voice-params.ts'
@@ -38,7 +38,7 @@ async function render(req: Partial<SpeakRequest>): Promise<Int16Array> {
     ...req,
   }))
     parts.push(chunk)
-  return concatPcm(parts)
+  return concat(parts, Int16Array)
 }
 
 const open = (temperature: number): DecodingSettings => ({ temperature, top_k: 0, top_p: 1, min_p: 0 })

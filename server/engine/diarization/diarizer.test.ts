@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
+import { concat } from '../../../core/concat.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
-import { concat, silence, speak16k } from '../speaker/test-audio.ts'
+import { silence, speak16k } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
@@ -33,7 +34,7 @@ beforeAll(async () => {
     parts.push(turn, silence(0.5))
     time += turn.length / 16_000 + 0.5
   }
-  dialogue = concat(parts)
+  dialogue = concat(parts, Float32Array)
 }, 120_000)
 afterAll(() => synth.close())
 
@@ -109,7 +110,7 @@ async function digits(speaker: string, take: number): Promise<Float32Array> {
     const bytes = readFileSync(join(SPEAKERS_DIR as string, `${digit}_${speaker}_${take}.wav`))
     parts.push((await decodeAudio(bytes, { targetRate: 16_000 })).samples, silence(0.1))
   }
-  return concat(parts)
+  return concat(parts, Float32Array)
 }
 
 /** Consecutive spans of one speaker as one turn. */
@@ -132,7 +133,7 @@ describe.skipIf(!SPEAKERS_DIR)('diarizer on two real people taking turns', () =>
       parts.push(turn, silence(0.5))
       time += turn.length / 16_000 + 0.5
     }
-    audio = concat(parts)
+    audio = concat(parts, Float32Array)
   })
 
   it('finds two speakers whose turns follow the alternation, the count estimated', async () => {
@@ -149,7 +150,7 @@ describe.skipIf(!SPEAKERS_DIR)('diarizer on two real people taking turns', () =>
   }, 60_000)
 
   it('keeps one of them, talking alone as long, as one speaker', async () => {
-    const alone = concat(await Promise.all([0, 1, 2, 3].map((take) => digits('jackson', take))))
+    const alone = concat(await Promise.all([0, 1, 2, 3].map((take) => digits('jackson', take))), Float32Array)
     const spans = await createDiarizer().diarize(alone)
     expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0]))
   }, 60_000)

@@ -4,6 +4,8 @@
  * across both halves or two. Inside one window it tells speakers apart far better than classical statistics of
  * short segments do (docs/diarization.md), and this works across any gap, not only between overlapping windows.
  */
+
+import { concat } from '../../../core/concat.ts'
 import type { Segmenter } from '../segmentation/segmenter.ts'
 import { type SpeakerEmbedder, verificationScore } from '../speaker/embedder.ts'
 import type { LocalSpeakers } from './local-speakers.ts'
@@ -119,12 +121,7 @@ export function soloExcerpts(
     const pieces = chosen.map((r) =>
       audio.subarray(frameSample(ls, r.start), Math.min(audio.length, frameSample(ls, r.end))),
     )
-    const samples = new Float32Array(pieces.reduce((n, p) => n + p.length, 0))
-    let at = 0
-    for (const p of pieces) {
-      samples.set(p, at)
-      at += p.length
-    }
+    const samples = concat(pieces, Float32Array)
     return { samples, seconds: samples.length / 16_000 }
   })
 }

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import {
   joinClips,
   meetingSpeaker,
@@ -6,7 +7,7 @@ import {
   spokenDigits,
   talkOver,
 } from '../../testing/speakers.ts'
-import { concat, silence } from '../speaker/test-audio.ts'
+import { silence } from '../speaker/test-audio.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
 import { createSegmentationDiarizer } from './segmented.ts'
@@ -39,8 +40,8 @@ describe.skipIf(!realSpeechAvailable())('segmentation diarizer on real people', 
     // George (about 6 s), a man of a meeting talking alone for 12 s and a pause (longer than the 10 s window in
     // all), George again. (Not Jackson's takes: each is another sitting, and the model hears the change of room.)
     const first = george[0] as Float32Array
-    const middle = concat([await meetingSpeaker('trn03', 'MÉO069', 12), silence(2)])
-    const audio = concat([first, middle, george[1] as Float32Array])
+    const middle = concat([await meetingSpeaker('trn03', 'MÉO069', 12), silence(2)], Float32Array)
+    const audio = concat([first, middle, george[1] as Float32Array], Float32Array)
     const spans = await diarizer.diarize(audio)
     const returns = seconds(first) + seconds(middle)
     expect(new Set(spans.map((s) => s.speaker))).toEqual(new Set([0, 1]))
@@ -52,7 +53,7 @@ describe.skipIf(!realSpeechAvailable())('segmentation diarizer on real people', 
   it('gives both speakers segments where they talk at once', async () => {
     // George, then Jackson starts 3 s before George stops (both at full level), then Jackson alone.
     const a = george[2] as Float32Array
-    const b = concat([jackson[2] as Float32Array, jackson[0] as Float32Array])
+    const b = concat([jackson[2] as Float32Array, jackson[0] as Float32Array], Float32Array)
     const { audio, overlap } = talkOver(a, b, 3)
     const spans = await diarizer.diarize(audio)
     const heard = new Set(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { concatPcm } from '../pcm.ts'
+import { concat } from '../../../core/concat.ts'
 import { PolyphaseResampler, polyphaseDesign, TAPS } from './polyphase.ts'
 
 const IN = 22_050
@@ -17,7 +17,7 @@ function convert(input: Int16Array, step: number, opts: { scalar?: boolean } = {
   const parts: Int16Array[] = []
   for (let i = 0; i < input.length; i += step) parts.push(r.push(input.subarray(i, i + step)))
   parts.push(r.flush())
-  return concatPcm(parts)
+  return concat(parts, Int16Array)
 }
 
 /** Amplitude of the component at `hz` in `x` at 24 kHz (Goertzel over the middle, Hann-windowed). */

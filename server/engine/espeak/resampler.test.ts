@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { StreamResampler } from './resampler.ts'
 
 function sine(frequency: number, rate: number, frames: number, amplitude = 0.5): Int16Array {
@@ -34,12 +35,7 @@ describe('StreamResampler', () => {
     const r = await StreamResampler.create(22_050, 24_000)
     const parts = [r.push(sine(440, 22_050, 11_025)), r.push(sine(440, 22_050, 11_025)), r.flush()]
     r.close()
-    const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0))
-    let o = 0
-    for (const p of parts) {
-      out.set(p, o)
-      o += p.length
-    }
+    const out = concat(parts, Int16Array)
     // The two halves join without a phase jump only because the filter state carries across pushes.
     expect(frequencyOf(out.subarray(0, 23_000), 24_000)).toBeCloseTo(440, -1)
     const peak = out.subarray(1000, 23_000).reduce((m, s) => Math.max(m, Math.abs(s)), 0)

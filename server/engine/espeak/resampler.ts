@@ -1,5 +1,5 @@
 import libsamplerate from '@alexanderolsen/libsamplerate-js'
-import { concatPcm } from '../pcm.ts'
+import { concat } from '../../../core/concat.ts'
 
 // A UMD bundle: Node sees only its default export.
 const { ConverterType, create } = libsamplerate
@@ -40,7 +40,7 @@ export class StreamResampler {
       parts.push(out)
       missing -= out.length
     }
-    return concatPcm(parts)
+    return concat(parts, Int16Array)
   }
 
   close() {

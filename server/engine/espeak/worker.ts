@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import init from '@echogarden/espeak-ng-emscripten'
-import { concatPcm } from '../pcm.ts'
+import { concat } from '../../../core/concat.ts'
 import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
 import { stretchTempo, TimeStretcher } from '../time-stretch.ts'
 import { PolyphaseResampler } from './polyphase.ts'
@@ -151,7 +151,7 @@ async function run(job: JobMessage) {
     }
     if (gathered === 0 || (posted && !last && gathered < POST_SAMPLES)) return false
     if (waitForCredit(control)) return true
-    const chunk = parts.length === 1 ? (parts[0] as Int16Array) : concatPcm(parts)
+    const chunk = parts.length === 1 ? (parts[0] as Int16Array) : concat(parts, Int16Array)
     parts = []
     gathered = 0
     posted = true

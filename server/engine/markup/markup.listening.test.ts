@@ -5,9 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { EMOTION_TAGS } from '../../../schema/markup.ts'
 import { createEspeakSynthesizer } from '../index.ts'
-import { concatPcm } from '../pcm.ts'
 import type { Synthesizer, VoiceParams } from '../synthesizer.ts'
 import { voiceParamsFor } from '../voice-params.ts'
 import { type SpeechFeatures, speechFeatures } from './features.ts'
@@ -42,7 +42,7 @@ async function collect(chunks: AsyncIterable<Int16Array>): Promise<Int16Array[]>
 
 async function listen(text: string): Promise<SpeechFeatures> {
   return speechFeatures(
-    concatPcm(await collect(renderPlan(planUtterance(text), synth, { voice: english, speed: 1 }))),
+    concat(await collect(renderPlan(planUtterance(text), synth, { voice: english, speed: 1 })), Int16Array),
     RATE,
   )
 }
@@ -164,8 +164,8 @@ describe('renderPlan', () => {
     const at = chunks.findIndex((c) => c.length === laugh.length && c.every((s, i) => s === laugh[i]))
     expect(at).toBeGreaterThan(0)
     expect(at).toBeLessThan(chunks.length - 1)
-    const before = concatPcm(chunks.slice(0, at))
-    const after = concatPcm(chunks.slice(at + 1))
+    const before = concat(chunks.slice(0, at), Int16Array)
+    const after = concat(chunks.slice(at + 1), Int16Array)
     expect(before.length / RATE).toBeGreaterThan(0.4)
     expect(after.length / RATE).toBeGreaterThan(0.3)
   })

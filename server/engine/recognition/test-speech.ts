@@ -1,4 +1,6 @@
 /** Test audio: sentences spoken by the project's eSpeak engine, at the recognizer's rate. */
+
+import { concat } from '../../../core/concat.ts'
 import { resampleMono } from '../codecs/decode-resample.ts'
 import { OUTPUT_SAMPLE_RATE, type Synthesizer, type VoiceParams } from '../synthesizer.ts'
 import { RECOGNITION_SAMPLE_RATE } from './recognizer.ts'
@@ -30,11 +32,5 @@ export async function speak16k(
 
 /** Concatenates recordings, for longer test audio. */
 export function joinAudio(parts: readonly Float32Array[]): Float32Array {
-  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    joined.set(part, offset)
-    offset += part.length
-  }
-  return joined
+  return concat(parts, Float32Array)
 }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
@@ -13,7 +14,7 @@ import {
   VOICE_WITHIN_WEIGHT,
 } from './screen.ts'
 import { analyzeSpeech } from './statistics.ts'
-import { concat, silence, speak16k } from './test-audio.ts'
+import { silence, speak16k } from './test-audio.ts'
 import { beatStrength, sustainedToneShare } from './tonality.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'
@@ -47,13 +48,15 @@ describe('screenRecording: evidence', () => {
 
   it('calls under a second of speech too short to judge', () => {
     const word = phrase.subarray(0, Math.round(0.6 * 16_000))
-    const screen = screenRecording(concat([silence(1), word, silence(1)]))
+    const screen = screenRecording(concat([silence(1), word, silence(1)], Float32Array))
     expect(screen.weakEvidence).toBe('too_short')
   })
 
   it('calls speech under the verification minimum too short, and the whole phrase enough', () => {
     // The phrase's first two seconds: more than the embedder's one second of voice, less than verification needs.
-    const start = screenRecording(concat([silence(0.5), phrase.subarray(0, 2 * 16_000), silence(0.5)]))
+    const start = screenRecording(
+      concat([silence(0.5), phrase.subarray(0, 2 * 16_000), silence(0.5)], Float32Array),
+    )
     expect(start.voicedSeconds).toBeGreaterThan(1)
     expect(start.voicedSeconds).toBeLessThan(MIN_VERIFIED_SPEECH_SECONDS)
     expect(start.weakEvidence).toBe('too_short')

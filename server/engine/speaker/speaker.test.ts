@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
+import { concat } from '../../../core/concat.ts'
 import { joinClips, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
@@ -11,7 +12,7 @@ import {
   DEFAULT_VERIFICATION_THRESHOLD,
   screenRecording,
 } from './index.ts'
-import { concat, silence, speak16k, synthesizeMusic } from './test-audio.ts'
+import { silence, speak16k, synthesizeMusic } from './test-audio.ts'
 
 const FIRST = 'I agree that my voice may be recorded and used to create a synthetic voice for this project.'
 const SECOND = 'The weather was fine all week, so we walked to the harbour every evening after dinner.'
@@ -50,7 +51,9 @@ describe('speaker embedder', () => {
 
 describe('screenRecording', () => {
   it('passes one voice: its speech, one speaker, no music', () => {
-    const screen = screenRecording(concat([silence(0.5), clip('captain_01:first'), silence(0.5)]))
+    const screen = screenRecording(
+      concat([silence(0.5), clip('captain_01:first'), silence(0.5)], Float32Array),
+    )
     expect(screen.speakers).toBe(1)
     expect(screen.music).toBe(false)
     expect(screen.speechSeconds).toBeGreaterThan(clip('captain_01:first').length / 16_000 - 1)
@@ -59,19 +62,23 @@ describe('screenRecording', () => {
   it('hears one voice over half a minute as one speaker', () => {
     const long = concat(
       ['first', 'second', 'first', 'second', 'first', 'second'].map((part) => clip(`english_40:${part}`)),
+      Float32Array,
     )
     expect(long.length / 16_000).toBeGreaterThan(25)
     expect(screenRecording(long).speakers).toBe(1)
   })
 
   it('counts two voices taking turns', () => {
-    const dialogue = concat([
-      clip('captain_01:first'),
-      silence(0.4),
-      clip('announcer_09:first'),
-      silence(0.4),
-      clip('captain_01:second'),
-    ])
+    const dialogue = concat(
+      [
+        clip('captain_01:first'),
+        silence(0.4),
+        clip('announcer_09:first'),
+        silence(0.4),
+        clip('captain_01:second'),
+      ],
+      Float32Array,
+    )
     expect(screenRecording(dialogue).speakers).toBe(2)
   })
 

@@ -22,16 +22,6 @@ export function silence(seconds: number): Float32Array {
   return new Float32Array(Math.round(seconds * TEST_RATE))
 }
 
-export function concat(parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
-
 /**
  * Music-like audio: a I–V–vi–IV chord progression of harmonic tones (six partials each) over a bass note, one chord
  * a bar at 120 beats a minute, every beat struck again with a decaying envelope.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { concat } from '../../../core/concat.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
-import { concat, silence, speak16k, synthesizeMusic } from '../speaker/test-audio.ts'
+import { silence, speak16k, synthesizeMusic } from '../speaker/test-audio.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { createStreamingVad, detectSpeech, type VadEvent } from './index.ts'
 
@@ -19,7 +20,7 @@ afterAll(() => synth.close())
 
 describe('detectSpeech', () => {
   it('finds the speech between two seconds of silence', async () => {
-    const regions = await detectSpeech(concat([silence(2), speech, silence(2)]))
+    const regions = await detectSpeech(concat([silence(2), speech, silence(2)], Float32Array))
     expect(regions.length).toBeGreaterThanOrEqual(1)
     const first = regions[0] as { start: number }
     const last = regions.at(-1) as { end: number }
@@ -44,7 +45,7 @@ describe('detectSpeech', () => {
 describe('createStreamingVad', () => {
   it('reports a start and an end at the speech, from pieces of any length', async () => {
     const vad = await createStreamingVad()
-    const audio = concat([silence(1), speech, silence(1.5)])
+    const audio = concat([silence(1), speech, silence(1.5)], Float32Array)
     const events: VadEvent[] = []
     for (let offset = 0; offset < audio.length; offset += 777) {
       events.push(...(await vad.push(audio.subarray(offset, offset + 777))))
@@ -60,7 +61,7 @@ describe('createStreamingVad', () => {
 
   it('closes speech still open when the stream is flushed', async () => {
     const vad = await createStreamingVad()
-    const events = [...(await vad.push(concat([silence(0.5), speech]))), ...(await vad.flush())]
+    const events = [...(await vad.push(concat([silence(0.5), speech], Float32Array))), ...(await vad.flush())]
     expect(events.map((e) => e.type)).toEqual(['start', 'end'])
   }, 60_000)
 
