@@ -4,55 +4,11 @@
  * it needs the whole utterance before the first sample leaves, which is what `stream: false` allows.
  */
 
-type Biquad = { b: [number, number, number]; a: [number, number] }
+import { type BiquadCoefficients, filtered, highPass, highShelf } from '../../core/biquad.ts'
 
-/** The two K-weighting stages (RBJ forms with the parameters the standard's reference filter is fitted to). */
-function kWeighting(rate: number): Biquad[] {
-  const shelf = (() => {
-    const A = 10 ** (4 / 40)
-    const w0 = (2 * Math.PI * 1500) / rate
-    const alpha = Math.sin(w0) / (2 * Math.SQRT1_2)
-    const cos = Math.cos(w0)
-    const sq = 2 * Math.sqrt(A) * alpha
-    const a0 = A + 1 - (A - 1) * cos + sq
-    return {
-      b: [
-        (A * (A + 1 + (A - 1) * cos + sq)) / a0,
-        (-2 * A * (A - 1 + (A + 1) * cos)) / a0,
-        (A * (A + 1 + (A - 1) * cos - sq)) / a0,
-      ],
-      a: [(2 * (A - 1 - (A + 1) * cos)) / a0, (A + 1 - (A - 1) * cos - sq) / a0],
-    } satisfies Biquad
-  })()
-  const highPass = (() => {
-    const w0 = (2 * Math.PI * 38) / rate
-    const alpha = Math.sin(w0) / (2 * 0.5)
-    const cos = Math.cos(w0)
-    const a0 = 1 + alpha
-    return {
-      b: [(1 + cos) / 2 / a0, -(1 + cos) / a0, (1 + cos) / 2 / a0],
-      a: [(-2 * cos) / a0, (1 - alpha) / a0],
-    } satisfies Biquad
-  })()
-  return [shelf, highPass]
-}
-
-function filter(input: Float64Array, { b, a }: Biquad): Float64Array {
-  const out = new Float64Array(input.length)
-  let x1 = 0
-  let x2 = 0
-  let y1 = 0
-  let y2 = 0
-  for (let i = 0; i < input.length; i++) {
-    const x = input[i] ?? 0
-    const y = b[0] * x + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2
-    x2 = x1
-    x1 = x
-    y2 = y1
-    y1 = y
-    out[i] = y
-  }
-  return out
+/** The two K-weighting stages: the standard's reference filter fitted as RBJ forms (core/biquad.ts). */
+function kWeighting(rate: number): BiquadCoefficients[] {
+  return [highShelf(rate, 1500, 4), highPass(rate, 38, 0.5)]
 }
 
 const loudnessOf = (meanSquare: number) => -0.691 + 10 * Math.log10(meanSquare)
@@ -60,7 +16,7 @@ const loudnessOf = (meanSquare: number) => -0.691 + 10 * Math.log10(meanSquare)
 /** Integrated loudness in LUFS of mono PCM16, or −Infinity for silence or audio shorter than one block. */
 export function integratedLoudness(pcm: Int16Array, rate: number): number {
   let weighted: Float64Array = Float64Array.from(pcm, (s) => s / 32768)
-  for (const stage of kWeighting(rate)) weighted = filter(weighted, stage)
+  for (const stage of kWeighting(rate)) weighted = filtered(weighted, stage)
   const block = Math.round(0.4 * rate)
   const step = Math.round(0.1 * rate)
   const powers: number[] = []

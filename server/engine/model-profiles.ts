@@ -5,6 +5,7 @@
  * (its F0 contour smoothed towards the voice's mean) and a duller sound (the spectrum smoothed above a cutoff).
  * docs/decoding.md gives the measured differences.
  */
+import { Biquad, lowPass } from '../../core/biquad.ts'
 import type { ModelId } from '../../schema/index.ts'
 import type { VoiceParams } from './synthesizer.ts'
 
@@ -44,46 +45,17 @@ export function profiledVoice(voice: VoiceParams, profile: RenderProfile): Voice
   }
 }
 
-/** One RBJ biquad low-pass section (Butterworth Q for each of two cascaded sections: 4th order). */
-class Biquad {
-  private x1 = 0
-  private x2 = 0
-  private y1 = 0
-  private y2 = 0
-  private readonly b0: number
-  private readonly b1: number
-  private readonly b2: number
-  private readonly a1: number
-  private readonly a2: number
-
-  constructor(cutoffHz: number, sampleRate: number, q: number) {
-    const w = (2 * Math.PI * cutoffHz) / sampleRate
-    const alpha = Math.sin(w) / (2 * q)
-    const a0 = 1 + alpha
-    this.b0 = (1 - Math.cos(w)) / 2 / a0
-    this.b1 = (1 - Math.cos(w)) / a0
-    this.b2 = this.b0
-    this.a1 = (-2 * Math.cos(w)) / a0
-    this.a2 = (1 - alpha) / a0
-  }
-
-  step(x: number): number {
-    const y = this.b0 * x + this.b1 * this.x1 + this.b2 * this.x2 - this.a1 * this.y1 - this.a2 * this.y2
-    this.x2 = this.x1
-    this.x1 = x
-    this.y2 = this.y1
-    this.y1 = y
-    return y
-  }
-}
-
 /** Streams chunks through a 4th-order Butterworth low-pass, keeping its state from chunk to chunk. */
 export async function* lowpass(
   chunks: AsyncIterable<Int16Array>,
   cutoffHz: number,
   sampleRate: number,
 ): AsyncGenerator<Int16Array> {
-  const sections = [new Biquad(cutoffHz, sampleRate, 0.5412), new Biquad(cutoffHz, sampleRate, 1.3066)]
+  // Two RBJ sections (core/biquad.ts) with the Butterworth Q of each: 4th order.
+  const sections = [
+    new Biquad(lowPass(sampleRate, cutoffHz, 0.5412)),
+    new Biquad(lowPass(sampleRate, cutoffHz, 1.3066)),
+  ]
   for await (const chunk of chunks) {
     const out = new Int16Array(chunk.length)
     for (let i = 0; i < chunk.length; i++) {
