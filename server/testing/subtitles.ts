@@ -1,7 +1,7 @@
 import { expect } from 'vitest'
 
 /**
- * Test helpers for the subtitle limits (schema/subtitle-cues.ts): a fixed-seed generator of random word sequences,
+ * Test helpers for the subtitle limits (core/subtitle-cues.ts): a fixed-seed generator of random word sequences,
  * readers of SRT and WebVTT back into cues as a viewer would see them, and the checks every export must pass.
  */
 

@@ -1,4 +1,4 @@
-import { type BackoffPolicy, backoffDelayMs } from '../../schema/index.ts'
+import { type BackoffPolicy, backoffDelayMs } from '../../core/retry-after.ts'
 import { explainError } from './error-text.ts'
 import { ApiRequestError } from './http.ts'
 
@@ -61,7 +61,7 @@ export function isCapacityError(err: unknown): err is ApiRequestError {
 }
 
 /**
- * How long to wait before retry number `retry` (1 for the first): the shared backoff (schema/retry-after.ts) above
+ * How long to wait before retry number `retry` (1 for the first): the shared backoff (core/retry-after.ts) above
  * Retry-After, 1 s when absent as the backend assumes.
  */
 export function capacityDelayMs(

@@ -1,7 +1,7 @@
+import { formatBytes } from '../../core/bytes.ts'
 import {
   DECODING_RANGES,
   type DecodingField,
-  formatBytes,
   MAX_REFERENCE_BYTES,
   MAX_TRANSCRIPTION_FILE_BYTES,
   SECOND_GEN_MODEL,

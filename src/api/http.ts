@@ -1,4 +1,5 @@
-import { type ApiErrorBody, apiErrorBodySchema, parseRetryAfterMs } from '../../schema/index.ts'
+import { parseRetryAfterMs } from '../../core/retry-after.ts'
+import { type ApiErrorBody, apiErrorBodySchema } from '../../schema/index.ts'
 
 /**
  * The one fetch wrapper every request to the studio backend goes through. It adds the CSRF header to

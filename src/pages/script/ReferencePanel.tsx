@@ -1,6 +1,6 @@
 import { type DragEvent, useEffect, useId, useRef, useState } from 'react'
+import { formatBytes } from '../../../core/bytes.ts'
 import {
-  formatBytes,
   MAX_REFERENCE_BYTES,
   sniffFormat,
   UPLOAD_FORMAT_NAMES,

@@ -1,7 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useMemo, useState } from 'react'
+import { formatBytes } from '../../../core/bytes.ts'
 import {
   DEFAULT_MODEL,
-  formatBytes,
   MAX_TAKE_BYTES_PER_USER,
   MAX_TAKE_NAME_CHARS,
   MAX_TAKES_PER_USER,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_APPEND_CHARS, MAX_PHRASE_CHARS, MAX_SESSION_CHARS } from '../../../schema/index.ts'
+import { MAX_PHRASE_CHARS } from '../../../core/phrase-buffer.ts'
+import { MAX_APPEND_CHARS, MAX_SESSION_CHARS } from '../../../schema/index.ts'
 import {
   EMPTY_LIVE_TEXT,
   editLiveText,

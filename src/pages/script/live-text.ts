@@ -1,10 +1,10 @@
 import {
   lastSentenceEnd,
   MAX_PHRASE_CHARS,
-  MAX_SESSION_CHARS,
   type PhraseLimits,
   phraseEnd,
-} from '../../../schema/index.ts'
+} from '../../../core/phrase-buffer.ts'
+import { MAX_SESSION_CHARS } from '../../../schema/index.ts'
 
 /**
  * "Hear it as it is written": what of the live box to send on the text-input socket, and when. The spec

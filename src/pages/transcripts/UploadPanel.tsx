@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { type DragEvent, type FormEvent, useRef, useState } from 'react'
-import { formatBytes, MAX_TRANSCRIPTION_FILE_BYTES } from '../../../schema/index.ts'
+import { formatBytes } from '../../../core/bytes.ts'
+import { MAX_TRANSCRIPTION_FILE_BYTES } from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
 import { transcribeAndSave, transcriptListQuery } from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'

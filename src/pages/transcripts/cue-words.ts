@@ -1,5 +1,5 @@
+import { type CueWord, wordsOverSpan } from '../../../core/subtitle-cues.ts'
 import type { StoredResult } from '../../../schema/index.ts'
-import { type CueWord, wordsOverSpan } from '../../../schema/subtitle-cues.ts'
 
 /**
  * Word times for an entry's text, so that the subtitle exports can cut turns into cues at word boundaries. The

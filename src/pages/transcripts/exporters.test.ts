@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { speakerPrefix } from '../../../core/subtitle-cues.ts'
 import { EMPTY_EDITS, type LabelEdits, type StoredResult } from '../../../schema/index.ts'
-import { speakerPrefix } from '../../../schema/subtitle-cues.ts'
 import {
   expectCueLimits,
   prng,

@@ -1,4 +1,3 @@
-import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
 import {
   vttEscape as escapeVtt,
   finishCues,
@@ -9,7 +8,8 @@ import {
   splitCues,
   subtitleTime,
   wordsOverSpan,
-} from '../../../schema/subtitle-cues.ts'
+} from '../../../core/subtitle-cues.ts'
+import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
 import { entryWords, resultWords } from './cue-words.ts'
 import { labelMap, nameOf, resolveSpeaker, speakerOf } from './labels.ts'
 import type { Entry } from './turns.ts'
@@ -21,7 +21,7 @@ import type { Entry } from './turns.ts'
  * Entries without times (the trailing unattributed text) are placed after the last timed entry, up to the end of the
  * recording (at least one second, and 0.3 s a word), so no text is lost from the subtitle formats. The subtitle
  * formats cut every entry into cues of at most 7 s and two lines of 42 characters at its words' times
- * (schema/subtitle-cues.ts, shared with the service's own srt and vtt).
+ * (core/subtitle-cues.ts, shared with the service's own srt and vtt).
  */
 
 export interface ExportInput {

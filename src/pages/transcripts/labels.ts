@@ -1,10 +1,10 @@
+import type { CueWord } from '../../../core/subtitle-cues.ts'
 import {
   type LabelEdits,
   MAX_SPLITS_PER_TURN,
   type StoredResult,
   type TurnSplit,
 } from '../../../schema/index.ts'
-import type { CueWord } from '../../../schema/subtitle-cues.ts'
 import { entryWords } from './cue-words.ts'
 import { attributeSpans, type Entry } from './turns.ts'
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { CueWord } from '../../../schema/subtitle-cues.ts'
+import type { CueWord } from '../../../core/subtitle-cues.ts'
 import { EMPTY_EDITS } from '../../../schema/transcripts.ts'
 import { ApiRequestError } from '../../api/http.ts'
 import {

@@ -1,5 +1,5 @@
+import { formatBytes } from '../../../core/bytes.ts'
 import {
-  formatBytes,
   MAX_TRANSCRIPTION_FILE_BYTES,
   SPEAKER_COUNT_MAX,
   SPEAKER_COUNT_MIN,

@@ -1,5 +1,5 @@
 import { type Ref, useEffect, useId, useRef, useState } from 'react'
-import { formatBytes } from '../../../schema/index.ts'
+import { formatBytes } from '../../../core/bytes.ts'
 import {
   audioDuration,
   type DurationRange,

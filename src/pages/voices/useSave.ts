@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useRef, useState } from 'react'
-import type { BackoffPolicy } from '../../../schema/index.ts'
+import type { BackoffPolicy } from '../../../core/retry-after.ts'
 import { withCapacityRetry } from '../../api/capacity-retry.ts'
 import type { ApiRequestError, UploadProgress } from '../../api/http.ts'
 import type { Failure } from './failures.ts'
