@@ -11,7 +11,7 @@ import { type AuthOptions, registerAuth } from './auth/routes.ts'
 import { SessionStore } from './auth/sessions.ts'
 import { UserStore } from './auth/users.ts'
 import type { StudioStorage } from './database.ts'
-import { refuse, registerErrorHandler } from './errors.ts'
+import { invalidAddress, notFound, refuse, registerErrorHandler } from './errors.ts'
 import { liveBridgeOptions } from './live/transcription.ts'
 import { authorizeSocket, authorizeUpstream } from './proxy/access.ts'
 import type { RetryPolicy } from './proxy/retry.ts'
@@ -62,9 +62,8 @@ export async function createStudio(opts: StudioOptions) {
   const app = Fastify({
     logger: opts.logger ?? false,
     forceCloseConnections: true,
-    // Paths the router cannot read (bad percent-encoding, an id past the parameter limit) in the studio's shape.
-    frameworkErrors: (error, _request, reply) =>
-      refuse(reply, error.statusCode ?? 400, 'The address of this request is not valid.'),
+    // Paths the router cannot read (bad percent-encoding, an id past the parameter limit), refused in the envelope.
+    frameworkErrors: (error, _request, reply) => refuse(reply, invalidAddress(error.statusCode ?? 400)),
   })
   const hosts = opts.hosts ?? { loopbackOnly: true, origins: [] }
   // First of all hooks: a request for a name this studio does not answer to gets no session and no answer.
@@ -125,7 +124,7 @@ export async function createStudio(opts: StudioOptions) {
   app.setNotFoundHandler((request, reply) =>
     hasApp && request.method === 'GET' && !request.url.startsWith('/api/')
       ? reply.sendFile('index.html')
-      : refuse(reply, 404, 'Not found.'),
+      : refuse(reply, notFound()),
   )
   return app
 }

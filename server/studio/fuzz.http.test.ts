@@ -8,7 +8,8 @@ import { type BrowserHeaders, type RunningStudio, startStudio } from '../testing
  * A bounded fuzz of the studio backend, in front of the real local service: a few hundred requests from a fixed seed
  * over every route and body kind — wrong types, truncated and malformed bodies, bad multipart, odd encodings in the
  * path, spoofed headers, clients that leave mid-body. Whatever comes in: no 5xx, no hang, and every refusal in one of
- * the two shapes a browser reads (the studio's `{ detail }`, or the service's `{ error: { message, type, … } }`).
+ * the shapes a browser reads (the envelope `{ error: { message, type, … } }`, the studio's and the service's, or a
+ * `{ detail }` of the service relayed).
  */
 
 const SEED = 0x5eed18

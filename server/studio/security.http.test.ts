@@ -76,7 +76,9 @@ describe('DNS rebinding: a loopback studio answers only to loopback names', () =
     expect(answer.status).toBe(421)
     expect(answer.headers['set-cookie']).toBeUndefined()
     expect(answer.body).not.toContain('csrfToken')
-    expect(JSON.parse(answer.body)).toMatchObject({ detail: expect.any(String) })
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: { code: 'host_refused', type: 'invalid_request_error' },
+    })
   })
 
   it('refuses every route at that name, the socket bridge and state changes included', async () => {
@@ -277,7 +279,9 @@ describe('sign-in limits hold under concurrency', () => {
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0)
     const busy = answers.find((r) => r.status === 503)
     expect(busy?.headers.get('retry-after')).toBe('1')
-    expect(await busy?.json()).toMatchObject({ detail: expect.stringContaining('signing in') })
+    expect(await busy?.json()).toMatchObject({
+      error: { code: 'sign_in_unavailable', message: expect.stringContaining('signing in') },
+    })
     await studio.users.add('after', 'reviewer', 'another real password')
     expect((await signIn('after', 'another real password')).status).toBe(200)
   })
@@ -312,7 +316,9 @@ describe('errors and headers', () => {
       body: '{"title": ',
     })
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toMatchObject({ detail: expect.any(String) })
+    expect(await malformed.json()).toMatchObject({
+      error: { code: 'invalid_request', message: expect.any(String) },
+    })
     // A speech body shorter than it says, through the proxy: a 400 for the client, not a 500.
     const cut = await new Promise<number>((resolve) => {
       const url = new URL(studio.base)

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import type { Role } from '../../schema/index.ts'
+import { type ErrorEnvelope, errorEnvelopeSchema, type Role } from '../../schema/index.ts'
 import { dropPostgresSchema } from '../storage/index.ts'
 import { createStudio, type StudioOptions } from '../studio/app.ts'
 import { UserStore } from '../studio/auth/users.ts'
@@ -152,4 +152,18 @@ export async function startStudio(svc: RunningService, opts: TestStudioOptions =
 export function sessionHeaders(res: Response, body: { csrfToken: string }): BrowserHeaders {
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
   return { cookie, 'x-csrf-token': body.csrfToken }
+}
+
+/**
+ * The studio backend's refusal in an answer's body, read strictly as the contract's envelope (server/studio/errors.ts):
+ * `{ error: { message, type, param, code }, request_id }` and nothing else beside it but `extra` (a 409's saved
+ * version). Throws when the body is in another shape.
+ */
+export async function studioRefusal(res: Response, extra: string[] = []): Promise<ErrorEnvelope['error']> {
+  const body = (await res.json()) as Record<string, unknown>
+  const unexpected = Object.keys(body).filter((key) => !['error', 'request_id', ...extra].includes(key))
+  if (unexpected.length > 0) throw new Error(`not the envelope: also ${unexpected.join(', ')}`)
+  const envelope = errorEnvelopeSchema.parse(body)
+  if (envelope.error.code === null) throw new Error('a studio refusal without a code')
+  return envelope.error
 }

@@ -20,7 +20,17 @@ function envelope(
   )
 }
 
-/** An error in the `detail` shape (contract 7.2): other parameter validation, and the backend's own refusals. */
+/** A refusal of the studio backend itself (server/studio/errors.ts): the envelope with the backend's own code. */
+function studio(status: number, code: string, message: string, retryAfterSeconds: number | null = null) {
+  return new ApiRequestError(
+    status,
+    { error: { message, type: 'invalid_request_error', param: null, code }, request_id: 'req_3' },
+    'req_3',
+    retryAfterSeconds,
+  )
+}
+
+/** An error in the `detail` shape (contract 7.2): the service's other parameter validation, relayed. */
 function detail(status: number, text: string, param: string | null = null) {
   return new ApiRequestError(status, { detail: text, param, request_id: 'req_2' }, 'req_2')
 }
@@ -197,7 +207,14 @@ const rows: Row[] = [
     /WebSocket/,
     false,
   ],
-  ['401 from the backend: signed out', detail(401, 'Not signed in.'), /signed out/, /^Sign in again/, false],
+  [
+    '401 from the backend: signed out',
+    studio(401, 'not_signed_in', 'Not signed in.'),
+    /signed out/,
+    /^Sign in again/,
+    false,
+  ],
+  ['401 without a body', new ApiRequestError(401, null, null), /signed out/, /^Sign in again/, false],
   [
     '401 invalid_api_key from the service',
     envelope(401, 'invalid_api_key'),
@@ -214,14 +231,14 @@ const rows: Row[] = [
   ],
   [
     '403 role',
-    detail(403, 'Your role may not use POST /v1/audio/speech.'),
+    studio(403, 'forbidden_for_role', 'Your role may not use POST /v1/audio/speech.'),
     /^Your role may not do this\.$/,
     /administrator/,
     false,
   ],
   [
     '403 stale CSRF token',
-    detail(403, 'Missing or invalid CSRF token.'),
+    studio(403, 'csrf_refused', 'Missing or invalid CSRF token.'),
     /session token is out of date/,
     /^Reload/,
     false,
@@ -256,7 +273,7 @@ const rows: Row[] = [
   ],
   [
     '404 unknown route',
-    detail(404, 'The studio does not forward GET /v1/x.'),
+    studio(404, 'not_forwarded', 'The studio does not forward GET /v1/x.'),
     /could not find this/,
     /report it/,
     false,
@@ -312,12 +329,41 @@ const rows: Row[] = [
     /^Try again in 5 seconds\.$/,
     true,
   ],
+  ['429 other', detail(429, 'Too many requests.'), /busy\. Too many requests\./, /Try again/, true],
   [
-    '429 other (sign-in attempts)',
-    detail(429, 'Too many sign-in attempts.'),
-    /busy\. Too many sign-in attempts\./,
-    /Try again/,
+    '429 rate_limited (sign-in attempts)',
+    studio(429, 'rate_limited', 'Too many attempts. Wait a minute, then try again.', 60),
+    /^Too many sign-in attempts\.$/,
+    /^Try again in 60 seconds\.$/,
     true,
+  ],
+  [
+    '503 database_unavailable from the studio',
+    studio(503, 'database_unavailable', 'The studio cannot reach its database. Try again shortly.', 5),
+    /^The studio cannot reach its database\.$/,
+    /^Try again in 5 seconds\.$/,
+    true,
+  ],
+  [
+    '503 sign_in_unavailable',
+    studio(503, 'sign_in_unavailable', 'Many people are signing in at once. Try again in a moment.', 1),
+    /^Signing in is not possible right now\. Many people/,
+    /^Try again in 1 second\.$/,
+    true,
+  ],
+  [
+    '502 upstream_unreachable',
+    studio(502, 'upstream_unreachable', 'The speech service could not be reached.'),
+    /^The speech service is not answering\.$/,
+    /speech service is running/,
+    true,
+  ],
+  [
+    '409 conflict',
+    studio(409, 'conflict', 'Only a complete take can be starred.'),
+    /^This changed meanwhile\. Only a complete take can be starred\.$/,
+    /^Reload/,
+    false,
   ],
   [
     '503 no generation slot',

@@ -6,6 +6,7 @@ import {
   MAX_TRANSCRIPTION_FILE_BYTES,
   SECOND_GEN_MODEL,
   UPLOAD_FORMATS_IN_WORDS,
+  VOICE_SAMPLE_MAX_BYTES,
   VOICE_SAMPLE_MAX_SECONDS,
   VOICE_SAMPLE_MIN_SECONDS,
 } from '../../schema/index.ts'
@@ -14,9 +15,11 @@ import { IncompleteStreamError } from './speech.ts'
 
 /**
  * Every failure a studio request can meet (contract 7 as it reaches the browser through the backend, the
- * backend's own refusals, the network, a broken stream and the realtime socket's error events), in plain words with
- * what to do next. Pages show `title` and `action`; `retryable` says whether the same request may succeed later
- * unchanged, after `retryAfterSeconds` when the service said so.
+ * backend's own refusals — their codes in docs/api.md —, the network, a broken stream and the realtime socket's error
+ * events), in plain words with what to do next: the one explainer of every code, which every page uses (the voices
+ * page adds only which form field to focus, src/pages/voices/failures.ts). Pages show `title` and `action`;
+ * `retryable` says whether the same request may succeed later unchanged, after `retryAfterSeconds` when the service
+ * said so.
  */
 export interface ErrorExplanation {
   /** What went wrong. */
@@ -32,13 +35,6 @@ export interface SocketError {
   code: string
   message: string
   param?: string | null
-}
-
-/** The field a refused request was about, from either error shape. */
-export function paramOf(err: ApiRequestError): string | null {
-  const body = err.body
-  if (!body) return null
-  return ('error' in body ? body.error.param : body.param) ?? null
 }
 
 /** The service's own message as a sentence, or '' when it sent none. */
@@ -111,6 +107,8 @@ interface Refusal {
   /** The service's own message as a sentence; '' when the answer had no body. */
   words: string
   retryAfterSeconds: number | null
+  /** What the page was doing ("save the consent"), when it says so: "Your role may not save the consent." */
+  doing: string | null
 }
 
 /** 400s: a field value the service refused (envelope `invalid_request_error`, or the `detail` shape). */
@@ -169,12 +167,18 @@ export function clipProblem(code: string | null, words: string): ClipProblem {
   return 'unreadable'
 }
 
-function unusableClip(code: string | null, words: string): ErrorExplanation {
+function unusableClip(code: string | null, words: string, param: string | null): ErrorExplanation {
   switch (clipProblem(code, words)) {
     case 'too_short':
       return fixed(
         `The clip holds too little speech to tell whose voice it is. ${words}`.trim(),
-        `Record again for longer: ${VOICE_SAMPLE_MIN_SECONDS} to ${VOICE_SAMPLE_MAX_SECONDS} seconds of one person talking steadily, with few pauses.`,
+        // A consent recording is the phrase, so "longer" means reading it whole and unhurried; a sample checked
+        // against a consent needs as much voice as the consent (the service says how much), not a length in seconds.
+        param === 'recording'
+          ? 'Record again for longer: read the whole phrase at an unhurried pace, without long pauses, close to the microphone.'
+          : param === 'audio_sample'
+            ? 'Record again for longer: several seconds of the same person talking steadily, without long pauses, close to the microphone.'
+            : `Record again for longer: ${VOICE_SAMPLE_MIN_SECONDS} to ${VOICE_SAMPLE_MAX_SECONDS} seconds of one person talking steadily, with few pauses.`,
       )
     case 'too_noisy':
       return fixed(
@@ -197,7 +201,7 @@ function explainRefusal(err: Refusal): ErrorExplanation {
       return fixed('The live stream asked for an audio format other than PCM, which it cannot send.', REPORT)
     case 'invalid_audio':
     case 'decoder_unavailable':
-      return unusableClip(err.code, words)
+      return unusableClip(err.code, words, param)
     case 'multiple_speakers':
       return fixed(
         `More than one voice can be heard in the ${clipName(param)}.`,
@@ -236,11 +240,44 @@ function explainRefusal(err: Refusal): ErrorExplanation {
       )
     case 'voice_not_found':
       return fixed(VOICE_GONE_TITLE, PICK_ANOTHER_VOICE)
+    // The studio backend's own refusals (server/studio/errors.ts, docs/api.md).
+    case 'not_signed_in':
+      return SIGNED_OUT
+    case 'wrong_credentials':
+      return fixed('Wrong name or password.', 'Check both and sign in again.')
+    case 'csrf_refused':
+      // Another tab signed in again, so this page's token is stale.
+      return fixed('This page’s session token is out of date.', 'Reload the page, then try again.')
+    case 'forbidden_for_role':
+      return forbidden(err.doing)
+    case 'origin_refused':
+    case 'host_refused':
+      return fixed(
+        'The studio refused a page that is not its own address.',
+        'Open the studio at the address it is set up for, then try again.',
+      )
+    case 'rate_limited':
+      return passing('Too many sign-in attempts.', againIn(wait), wait)
+    case 'sign_in_unavailable':
+      return passing(`Signing in is not possible right now. ${words}`.trim(), againIn(wait), wait)
+    case 'database_unavailable':
+      return passing('The studio cannot reach its database.', againIn(wait), wait)
+    case 'upstream_unreachable':
+      return passing(
+        'The speech service is not answering.',
+        'Check that the speech service is running, then try again.',
+        wait,
+      )
+    case 'conflict':
+      return fixed(
+        `This changed meanwhile. ${words}`.trim(),
+        'Reload to see what is kept now, then try again.',
+      )
     case 'consent_not_found':
       return fixed('The consent no longer exists; it may have been revoked.', 'Choose another consent.')
     case 'speaker_verification_failed':
       return fixed(
-        "The clip's speaker does not match the consent's speaker.",
+        `The ${param === 'audio_sample' ? 'sample' : 'clip'}'s speaker does not match the consent's speaker.`,
         'Use a clip of the same person who recorded the consent, with only their voice: several seconds of steady talking, close to the microphone, in a quiet room. If it is them, record again that way; otherwise choose the consent this person recorded.',
       )
     case 'rate_limit_exceeded':
@@ -290,13 +327,7 @@ function explainRefusal(err: Refusal): ErrorExplanation {
     case 401:
       return SIGNED_OUT
     case 403:
-      // The backend's own refusals: a stale CSRF token (another tab signed in again) or a role without access.
-      return /csrf/i.test(words)
-        ? fixed('This page’s session token is out of date.', 'Reload the page, then try again.')
-        : fixed(
-            'Your role may not do this.',
-            'Ask an administrator for the role that does (voice designers generate speech).',
-          )
+      return forbidden(err.doing)
     case 404:
       return fixed(`The studio could not find this. ${words}`.trim(), REPORT)
     case 405:
@@ -305,6 +336,11 @@ function explainRefusal(err: Refusal): ErrorExplanation {
       if (param === 'reference_audio')
         return fixed(
           `The reference clip is larger than ${formatBytes(MAX_REFERENCE_BYTES)}.`,
+          'Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
+        )
+      if (param === 'recording' || param === 'audio_sample')
+        return fixed(
+          `The ${clipName(param)} file is larger than ${formatBytes(VOICE_SAMPLE_MAX_BYTES)}.`,
           'Use a shorter clip, or a compressed format such as MP3, OGG or WebM.',
         )
       if (param === 'file')
@@ -337,7 +373,19 @@ function explainRefusal(err: Refusal): ErrorExplanation {
       'Try again; if it keeps failing, look in the studio’s log.',
     )
   }
-  return fixed(`The request failed: ${words || `the service answered ${err.status}.`}`, REPORT)
+  return fixed(
+    err.doing
+      ? `Could not ${err.doing}: ${words || `the service answered ${err.status}.`}`
+      : `The request failed: ${words || `the service answered ${err.status}.`}`,
+    REPORT,
+  )
+}
+
+function forbidden(doing: string | null): ErrorExplanation {
+  return fixed(
+    `Your role may not ${doing ?? 'do this'}.`,
+    'Ask an administrator for the role that does (voice designers generate speech, consent administrators manage consents and voices, reviewers transcribe).',
+  )
 }
 
 const SOCKET_TEXT: Record<string, (e: SocketError) => ErrorExplanation> = {
@@ -373,6 +421,7 @@ function explainSocketError(e: SocketError): ErrorExplanation {
     param: e.param ?? null,
     words: serviceWords({ body: e, message: e.message }),
     retryAfterSeconds: null,
+    doing: null,
   })
 }
 
@@ -389,14 +438,16 @@ function socketErrorOf(value: unknown): SocketError | null {
   return { code, message, param: typeof param === 'string' ? param : null }
 }
 
-export function explainError(error: unknown): ErrorExplanation {
+/** `doing`: what the page was doing, in words that follow "Could not" ("save the consent"), when it says so. */
+export function explainError(error: unknown, doing: string | null = null): ErrorExplanation {
   if (error instanceof ApiRequestError) {
     return explainRefusal({
       status: error.status,
       code: error.code,
-      param: paramOf(error),
+      param: error.param,
       words: serviceWords(error),
       retryAfterSeconds: error.retryAfterSeconds,
+      doing,
     })
   }
   if (error instanceof IncompleteStreamError) {
@@ -414,7 +465,7 @@ export function explainError(error: unknown): ErrorExplanation {
   if (socket) return explainSocketError(socket)
   const message = error instanceof Error ? error.message : String(error)
   return passing(
-    `Something went wrong: ${message.replace(/\.?$/, '.')}`,
+    `${doing ? `Could not ${doing}` : 'Something went wrong'}: ${message.replace(/\.?$/, '.')}`,
     'Try again; if it keeps failing, reload the page.',
   )
 }

@@ -55,7 +55,10 @@ describe('apiFetch', () => {
   it('tells listeners about a 401 from anything but the auth calls', async () => {
     const seen: string[] = []
     const off = onUnauthorized((path) => seen.push(path))
-    stubFetch(401, { detail: 'Not signed in.' })
+    stubFetch(401, {
+      error: { message: 'Not signed in.', type: 'authentication_error', param: null, code: 'not_signed_in' },
+      request_id: 'req-1',
+    })
     await apiFetch('/v1/voices')
     await apiFetch('/auth/me')
     await apiFetch('/auth/sign-in', { method: 'POST' })
@@ -74,13 +77,29 @@ describe('apiJson', () => {
     expect(sentHeaders(fetchMock).get('content-type')).toBe('application/json')
   })
 
-  it("throws the backend's detail with Retry-After", async () => {
-    stubFetch(429, { detail: 'Too many attempts.' }, { 'retry-after': '42' })
+  it("throws the backend's refusal with its code, field and Retry-After", async () => {
+    stubFetch(
+      429,
+      {
+        error: { message: 'Too many attempts.', type: 'rate_limit_error', param: null, code: 'rate_limited' },
+        request_id: 'req-1',
+      },
+      { 'retry-after': '42' },
+    )
     const err = await apiJson('/auth/sign-in', (b) => b, { method: 'POST', json: {} }).catch(
       (e: unknown) => e,
     )
     expect(err).toBeInstanceOf(ApiRequestError)
     expect(err).toMatchObject({ status: 429, message: 'Too many attempts.', retryAfterSeconds: 42 })
+    expect(err).toMatchObject({ code: 'rate_limited', param: null })
+  })
+
+  it("reads the service's relayed detail body (contract 7.2) as the same message and field", async () => {
+    stubFetch(400, { detail: 'speed out of range', param: 'speed', request_id: 'req_9' })
+    const err = await apiJson('/v1/audio/speech', (b) => b, { method: 'POST', json: {} }).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({ status: 400, message: 'speed out of range', code: null, param: 'speed' })
   })
 })
 

@@ -10,6 +10,12 @@ import { type ApiErrorBody, apiErrorBodySchema } from '../../schema/index.ts'
 
 export const API_BASE = '/api'
 
+/**
+ * A refused request, read once here: the studio backend answers its own refusals in the contract's envelope
+ * (`{ error: { message, type, param, code }, request_id }`, server/studio/errors.ts, docs/api.md), and so does the
+ * speech service, except for the `{ detail, param }` body contract 7.2 keeps for its other validation, which the
+ * backend relays as it came. Everything else reads `message`, `code` and `param` here, whichever shape came.
+ */
 export class ApiRequestError extends Error {
   constructor(
     readonly status: number,
@@ -23,6 +29,13 @@ export class ApiRequestError extends Error {
 
   get code(): string | null {
     return this.body && 'error' in this.body ? this.body.error.code : null
+  }
+
+  /** The field the refusal is about, or null. */
+  get param(): string | null {
+    const body = this.body
+    if (!body) return null
+    return ('error' in body ? body.error.param : body.param) ?? null
   }
 
   private static describe(status: number, body: ApiErrorBody | null): string {

@@ -56,8 +56,8 @@ export async function saveScript(id: string, script: ScriptDocument, revision: n
     { script, revision },
     (b) => savedScriptSchema.parse(b),
     (b) => {
-      const body = z.object({ detail: z.string(), script: savedScriptSchema }).parse(b)
-      return new ScriptConflictError(body.detail, body.script)
+      const body = z.object({ error: z.object({ message: z.string() }), script: savedScriptSchema }).parse(b)
+      return new ScriptConflictError(body.error.message, body.script)
     },
   )
 }

@@ -114,8 +114,8 @@ export async function saveTranscriptLabels(
     { edits, revision },
     (b) => savedLabelsSchema.parse(b),
     (b) => {
-      const body = z.object({ detail: z.string(), labels: savedLabelsSchema }).parse(b)
-      return new LabelsConflictError(body.detail, body.labels)
+      const body = z.object({ error: z.object({ message: z.string() }), labels: savedLabelsSchema }).parse(b)
+      return new LabelsConflictError(body.error.message, body.labels)
     },
   )
 }

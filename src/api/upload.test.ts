@@ -106,7 +106,10 @@ describe('apiUpload', () => {
 
   it('tells listeners about a 401', async () => {
     vi.stubGlobal('XMLHttpRequest', FakeXhr)
-    answer(401, { detail: 'Not signed in.' })
+    answer(401, {
+      error: { message: 'Not signed in.', type: 'authentication_error', param: null, code: 'not_signed_in' },
+      request_id: 'req-1',
+    })
     const seen: string[] = []
     const off = onUnauthorized((path) => seen.push(path))
     await apiUpload('/v1/audio/voice_consents', new FormData(), (b) => b).catch(() => undefined)
@@ -134,7 +137,10 @@ describe('apiUploadStream', () => {
 
   it('rejects a refusal as ApiRequestError, tells listeners about a 401 and hands on no text', async () => {
     vi.stubGlobal('XMLHttpRequest', FakeXhr)
-    answer(401, { detail: 'Not signed in.' })
+    answer(401, {
+      error: { message: 'Not signed in.', type: 'authentication_error', param: null, code: 'not_signed_in' },
+      request_id: 'req-1',
+    })
     const seen: string[] = []
     const text: string[] = []
     const off = onUnauthorized((path) => seen.push(path))

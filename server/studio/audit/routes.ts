@@ -15,7 +15,7 @@ import {
   type AuditPage,
 } from '../../../schema/index.ts'
 import type { StudioUser } from '../auth/routes.ts'
-import { refuse } from '../errors.ts'
+import { forbiddenForRole, invalidBody, notSignedIn, refuse } from '../errors.ts'
 import { callUpstream, type Upstream } from '../proxy/upstream.ts'
 import type { AuditEvent, AuditStore } from './store.ts'
 
@@ -213,16 +213,19 @@ function toJson(e: AuditEvent): AuditEventAnswer {
  */
 export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
+    if (!request.studioUser) return refuse(reply, notSignedIn())
     if (!AUDIT_READERS.has(request.studioUser.role))
-      return refuse(reply, 403, 'Only administrators and consent administrators may read the audit trail.')
+      return refuse(
+        reply,
+        forbiddenForRole('Only administrators and consent administrators may read the audit trail.'),
+      )
   }
 
   app.get('/api/audit', { preHandler: guard }, async (request, reply) => {
     const parsed = listQuerySchema.safeParse(request.query)
     if (!parsed.success) {
       const param = parsed.error.issues[0]?.path.join('.') || null
-      return refuse(reply, 400, `Invalid ${param ?? 'query'}.`, param)
+      return refuse(reply, invalidBody(param, `Invalid ${param ?? 'query'}.`))
     }
     const { events, hasMore } = await store.list(parsed.data)
     const page: AuditPage = {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { refuse } from '../errors.ts'
+import { hostRefused, refuse } from '../errors.ts'
 
 /**
  * Which names a browser may use to reach the studio, and which page origins may open its sockets.
@@ -119,11 +119,7 @@ export function registerHostGuard(app: FastifyInstance, policy: HostPolicy) {
       // its own (later) hook has seen: close it once the answer is out.
       if (request.headers.upgrade) reply.raw.once('finish', () => request.raw.socket?.destroy())
       // 421 Misdirected Request: this server is not configured to answer for that name.
-      return refuse(
-        reply,
-        421,
-        'This studio answers only at its own address (a loopback name such as 127.0.0.1).',
-      )
+      return refuse(reply, hostRefused())
     }
   })
 }

@@ -3,7 +3,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
 import type { Role, SessionInfo } from '../../../schema/index.ts'
-import { refuse } from '../errors.ts'
+import {
+  csrfRefused,
+  invalidBody,
+  notSignedIn,
+  rateLimited,
+  refuse,
+  signInUnavailable,
+  wrongCredentials,
+} from '../errors.ts'
 import { SESSION_TTL_SECONDS, type Session, type SessionStore } from './sessions.ts'
 import {
   HashGate,
@@ -123,7 +131,7 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     if (request.routeOptions.url === SIGN_IN_ROUTE && request.method === 'POST') return
     const sent = request.headers[CSRF_HEADER]
     if (!request.studioSession || sent !== request.studioSession.csrfToken) {
-      return refuse(reply, 403, 'Missing or invalid CSRF token.')
+      return refuse(reply, csrfRefused())
     }
   })
 
@@ -131,7 +139,7 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     if (!request.studioUser && opts.autoLocalAdmin && (await users.count()) === 0) {
       await startSession(request, reply, null, LOCAL_ADMIN)
     }
-    if (!request.studioUser || !request.studioSession) return refuse(reply, 401, 'Not signed in.')
+    if (!request.studioUser || !request.studioSession) return refuse(reply, notSignedIn())
     return reply.header('cache-control', 'no-store').send(describe(request.studioUser, request.studioSession))
   })
 
@@ -144,7 +152,7 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
 
   app.post(SIGN_IN_ROUTE, async (request, reply) => {
     const parsed = signInSchema.safeParse(request.body)
-    if (!parsed.success) return refuse(reply, 400, 'Send a name and a password.')
+    if (!parsed.success) return refuse(reply, invalidBody(null, 'Send a name and a password.'))
     // Counted per address and name: guesses at one account are slowed without locking every other person out
     // of a studio whose users share an address (an office behind one NAT, or every test on 127.0.0.1).
     const key = `${request.ip}\n${parsed.data.name.trim().toLowerCase()}`
@@ -154,13 +162,14 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     } catch (err) {
       // Redis did not answer: no attempt goes uncounted, so none goes ahead.
       request.log.error({ err: (err as Error).message }, 'sign-in counter unavailable')
-      reply.header('retry-after', '5')
-      return refuse(reply, 503, 'Signing in is not possible for a moment. Try again shortly.')
+      return refuse(
+        reply,
+        signInUnavailable('Signing in is not possible for a moment. Try again shortly.', 5),
+      )
     }
     const { wait, attempt } = counted
     if (wait > 0) {
-      reply.header('retry-after', String(Math.ceil(wait / 1000)))
-      return refuse(reply, 429, 'Too many attempts. Wait a minute, then try again.')
+      return refuse(reply, rateLimited(Math.ceil(wait / 1000)))
     }
     let user: Awaited<ReturnType<UserStore['verify']>>
     try {
@@ -168,10 +177,9 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     } catch (err) {
       if (!(err instanceof HashGateFullError)) throw err
       await limiter.cancel(key, attempt).catch(() => {}) // at worst the refused attempt stays counted
-      reply.header('retry-after', '1')
-      return refuse(reply, 503, 'Many people are signing in at once. Try again in a moment.')
+      return refuse(reply, signInUnavailable('Many people are signing in at once. Try again in a moment.', 1))
     }
-    if (!user) return refuse(reply, 401, 'Wrong name or password.')
+    if (!user) return refuse(reply, wrongCredentials())
     // At worst (Redis gone meanwhile) earlier failures stay counted until the window passes.
     await limiter
       .succeed(key)

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Role } from '../../../schema/index.ts'
 import { type HostPolicy, localPort, originAllowed } from '../auth/host-guard.ts'
-import { refuse } from '../errors.ts'
+import { forbiddenForRole, notForwarded, notSignedIn, originRefused, refuse } from '../errors.ts'
 
 /**
  * Which upstream routes each role reaches through the backend. Anything not listed is refused before forwarding.
@@ -56,11 +56,11 @@ export function upstreamLocationToStudio<H extends Record<string, unknown>>(
 /** Signed in, and the role may use this upstream route; otherwise the reply is sent here. */
 export function authorizeUpstream(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.replace(/^\/api/, '').split('?')[0] as string
-  if (!request.studioUser) return refuse(reply, 401, 'Not signed in.')
+  if (!request.studioUser) return refuse(reply, notSignedIn())
   const access = upstreamAccess(request.studioUser.role, request.method, path)
-  if (access === 'unknown')
-    return refuse(reply, 404, `The studio does not forward ${request.method} ${path}.`)
-  if (access === 'forbidden') return refuse(reply, 403, `Your role may not use ${request.method} ${path}.`)
+  if (access === 'unknown') return refuse(reply, notForwarded(request.method, path))
+  if (access === 'forbidden')
+    return refuse(reply, forbiddenForRole(`Your role may not use ${request.method} ${path}.`))
 }
 
 /** `authorizeUpstream` for a socket bridge, after the page's origin. */
@@ -69,7 +69,7 @@ export function authorizeSocket(hosts: HostPolicy) {
     // Cookies ride along on cross-site WebSocket upgrades, so the page's origin must be this studio's: judged by
     // configuration and the port the connection came in on, never by the request's own Host (auth/host-guard.ts).
     if (!originAllowed(hosts, request.headers.origin, localPort(request)))
-      return refuse(reply, 403, 'Cross-origin socket refused.')
+      return refuse(reply, originRefused())
     return authorizeUpstream(request, reply)
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import WebSocket from 'ws'
-import { refuse } from '../errors.ts'
+import { refuse, upstreamUnreachable, websocketRequired } from '../errors.ts'
 import { bearerHeader, type Upstream, upstreamSocketUrl } from './upstream.ts'
 
 /** An open upstream socket and what it sent before the browser's side was ready. */
@@ -132,7 +132,7 @@ export function registerWsBridge(
       websocket: true,
       preValidation: async (request, reply) => {
         // A plain GET here would dial the service for nothing and get an empty 404 from the plugin.
-        if (!request.ws) return refuse(reply, 426, 'This address takes WebSocket connections only.')
+        if (!request.ws) return refuse(reply, websocketRequired())
         await authorize(request, reply)
         if (reply.sent) return
         const query = opts.upstreamQuery
@@ -142,11 +142,11 @@ export function registerWsBridge(
             : ''
         const url = upstreamSocketUrl(upstream, `${path}${query}`)
         const bearer = opts.credential ? await opts.credential(request).catch(() => null) : upstream.apiKey
-        if (bearer === null) return refuse(reply, 502, 'The speech service could not be reached.')
+        if (bearer === null) return refuse(reply, upstreamUnreachable())
         if (typeof bearer !== 'string')
           return reply.code(bearer.status).headers(bearer.headers).send(bearer.body)
         const result = await connectUpstream(url, bearer).catch(() => null)
-        if (!result) return refuse(reply, 502, 'The speech service could not be reached.')
+        if (!result) return refuse(reply, upstreamUnreachable())
         if (!('held' in result)) return reply.code(result.status).headers(result.headers).send(result.body)
         request.upstreamSocket = result.held
       },

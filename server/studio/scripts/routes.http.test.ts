@@ -18,6 +18,7 @@ import {
   type BrowserHeaders,
   type RunningStudio,
   startStudio,
+  studioRefusal,
   TEST_BACKEND,
   testDatabase,
 } from '../../testing/studio.ts'
@@ -92,11 +93,10 @@ async function current(as: BrowserHeaders, id: string): Promise<unknown> {
 
 async function expectRefused(res: Response, status: number, param?: string) {
   expect(res.status).toBe(status)
-  const body = (await res.json()) as { detail: string; param?: string | null }
-  expect(typeof body.detail).toBe('string')
+  const error = await studioRefusal(res)
   if (param !== undefined) {
-    expect(body.param).toBe(param)
-    expect(body.detail).toContain(param)
+    expect(error.param).toBe(param)
+    expect(error.message).toContain(param)
   }
 }
 
@@ -174,9 +174,13 @@ describe('a designer’s scripts', () => {
 
     const stale = await call(designer, 'PUT', `/${id}`, { script: doc(['From browser B.']), revision: 1 })
     expect(stale.status).toBe(409)
-    const body = (await stale.json()) as { detail: string; param: string; script: unknown }
-    expect(body.detail).toMatch(/saved elsewhere/)
-    expect(body.param).toBe('revision')
+    const body = (await stale.json()) as {
+      error: { message: string; param: string; code: string }
+      script: unknown
+    }
+    expect(body.error.message).toMatch(/saved elsewhere/)
+    expect(body.error.param).toBe('revision')
+    expect(body.error.code).toBe('conflict')
     expect(body.script).toStrictEqual(savedByA)
     expect(await current(designer, id)).toStrictEqual(savedByA)
     // A revision from the future is just as stale.

@@ -3,7 +3,18 @@ import type { z } from 'zod'
 import type { Role } from '../../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
 import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
-import { refuse, studioErrorHandler } from '../errors.ts'
+import {
+  conflict,
+  forbiddenForRole,
+  internalError,
+  invalidBody,
+  notFound,
+  notSignedIn,
+  refuse,
+  studioErrorHandler,
+  tooLarge,
+  unreadableRequest,
+} from '../errors.ts'
 import type { ScriptStore } from './store.ts'
 
 /**
@@ -27,7 +38,7 @@ function refuseInvalid(reply: FastifyReply, error: z.ZodError) {
   const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
   const param = path?.join('.') || null
   const message = issue?.message ?? 'bad body'
-  return refuse(reply, 400, `Invalid script: ${param ? `${param}: ` : ''}${message}.`, param)
+  return refuse(reply, invalidBody(param, `Invalid script: ${param ? `${param}: ` : ''}${message}.`))
 }
 
 /** The guard has run, so the request has a user. */
@@ -42,24 +53,24 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
     // Before the body is read, so a refused caller's body is never parsed.
     scope.addHook('onRequest', async (request, reply) => {
       const user = request.studioUser
-      if (!user) return refuse(reply, 401, 'Not signed in.')
-      if (!SCRIPT_ROLES.has(user.role)) return refuse(reply, 403, 'Only voice designers keep scripts.')
+      if (!user) return refuse(reply, notSignedIn())
+      if (!SCRIPT_ROLES.has(user.role))
+        return refuse(reply, forbiddenForRole('Only voice designers keep scripts.'))
     })
-    // Body parsing errors (too large, not JSON) in the backend's `detail` shape, like its own refusals.
+    // Body parsing errors (too large, not JSON) in the envelope, like the backend's own refusals.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.statusCode === 413)
         return refuse(
           reply.header('connection', 'close'),
-          413,
-          `A script request holds at most ${MAX_SCRIPT_BODY_BYTES} bytes.`,
+          tooLarge(`A script request holds at most ${MAX_SCRIPT_BODY_BYTES} bytes.`),
         )
       if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-        return refuse(reply, error.statusCode, error.message)
+        return refuse(reply, unreadableRequest(error.statusCode, error.message))
       // A value the database refuses (400) or a database that cannot answer (503) is said as everywhere else.
       if (isValueRefused(error) || isStorageUnavailable(error))
         return studioErrorHandler(error, request, reply)
       request.log.error({ err: error }, 'scripts route failed')
-      return refuse(reply, 500, 'The script could not be stored.')
+      return refuse(reply, internalError('The script could not be stored.'))
     })
 
     scope.get('/api/scripts', async (request, reply) =>
@@ -75,7 +86,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
       const saved = await store.get(ownerOf(request), request.params.id)
-      if (!saved) return refuse(reply, 404, 'No such script.')
+      if (!saved) return refuse(reply, notFound('No such script.'))
       return reply.header('cache-control', 'no-store').send(saved)
     })
 
@@ -87,20 +98,21 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
         if (!parsed.success) return refuseInvalid(reply, parsed.error)
         const { script, revision } = parsed.data
         const outcome = await store.save(ownerOf(request), request.params.id, script, revision)
-        if (!outcome) return refuse(reply, 404, 'No such script.')
+        if (!outcome) return refuse(reply, notFound('No such script.'))
         if ('conflict' in outcome)
-          return reply.code(409).header('cache-control', 'no-store').send({
-            detail: 'This script was saved elsewhere meanwhile (another browser or tab).',
-            param: 'revision',
-            script: outcome.conflict,
-          })
+          return refuse(
+            reply,
+            conflict('This script was saved elsewhere meanwhile (another browser or tab).', 'revision', {
+              script: outcome.conflict,
+            }),
+          )
         return reply.header('cache-control', 'no-store').send(outcome.saved)
       },
     )
 
     scope.delete<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
       if (!(await store.delete(ownerOf(request), request.params.id)))
-        return refuse(reply, 404, 'No such script.')
+        return refuse(reply, notFound('No such script.'))
       return reply.code(204).send()
     })
   })

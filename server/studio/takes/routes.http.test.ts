@@ -20,6 +20,7 @@ import {
   type BrowserHeaders,
   type RunningStudio,
   startStudio,
+  studioRefusal,
   TEST_BACKEND,
   testDatabase,
 } from '../../testing/studio.ts'
@@ -126,9 +127,8 @@ async function listOf(as: BrowserHeaders, scriptId: string): Promise<StoredTake[
 
 async function expectRefused(res: Response, status: number, param?: string | null) {
   expect(res.status).toBe(status)
-  const body = (await res.json()) as { detail: string; param?: string | null }
-  expect(typeof body.detail).toBe('string')
-  if (param !== undefined) expect(body.param).toBe(param)
+  const error = await studioRefusal(res)
+  if (param !== undefined) expect(error.param).toBe(param)
 }
 
 describe('a designer’s takes', () => {

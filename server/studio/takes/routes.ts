@@ -13,7 +13,19 @@ import {
 } from '../../../schema/index.ts'
 import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
 import { pcm16WavHeader } from '../../wav.ts'
-import { refuse, studioErrorHandler } from '../errors.ts'
+import {
+  conflict,
+  forbiddenForRole,
+  internalError,
+  invalidBody,
+  notFound,
+  notSignedIn,
+  refuse,
+  studioErrorHandler,
+  tooLarge,
+  unreadableRequest,
+  unsupportedMediaType,
+} from '../errors.ts'
 import type { TakeStore } from './store.ts'
 
 /**
@@ -39,7 +51,7 @@ function refuseInvalid(reply: FastifyReply, error: z.ZodError, prefix = '') {
   const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
   const param = [prefix, ...(path ?? [])].filter((p) => p !== '').join('.') || null
   const message = issue?.message ?? 'bad body'
-  return refuse(reply, 400, `Invalid take: ${param ? `${param}: ` : ''}${message}.`, param)
+  return refuse(reply, invalidBody(param, `Invalid take: ${param ? `${param}: ` : ''}${message}.`))
 }
 
 /** The guard has run, so the request has a user. */
@@ -116,31 +128,34 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
     // Before the body is read, so a refused caller's upload is never parsed.
     scope.addHook('onRequest', async (request, reply) => {
       const user = request.studioUser
-      if (!user) return refuse(reply, 401, 'Not signed in.')
-      if (!TAKE_ROLES.has(user.role)) return refuse(reply, 403, 'Only voice designers keep takes.')
+      if (!user) return refuse(reply, notSignedIn())
+      if (!TAKE_ROLES.has(user.role))
+        return refuse(reply, forbiddenForRole('Only voice designers keep takes.'))
     })
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
         return refuse(
           error.statusCode === 413 ? reply.header('connection', 'close') : reply,
-          error.statusCode,
-          error.message,
+          unreadableRequest(error.statusCode, error.message),
         )
       if (isValueRefused(error) || isStorageUnavailable(error))
         return studioErrorHandler(error, request, reply)
       request.log.error({ err: error }, 'takes route failed')
-      return refuse(reply, 500, 'The take could not be stored.')
+      return refuse(reply, internalError('The take could not be stored.'))
     })
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
       const takes = await store.list(ownerOf(request), request.params.id)
-      if (!takes) return refuse(reply, 404, 'No such script.')
+      if (!takes) return refuse(reply, notFound('No such script.'))
       return reply.header('cache-control', 'no-store').send({ data: takes })
     })
 
     scope.post<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
       if (!request.isMultipart())
-        return refuse(reply, 415, 'Send the take as multipart/form-data with the fields "take" and "audio".')
+        return refuse(
+          reply,
+          unsupportedMediaType('Send the take as multipart/form-data with the fields "take" and "audio".'),
+        )
       let upload: Awaited<ReturnType<typeof readUpload>>
       try {
         upload = await readUpload(request)
@@ -149,43 +164,51 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
         // A refused body is not read to its end; closing the connection is cheaper than draining it.
         const closing = reply.header('connection', 'close')
         if (code === 'FST_REQ_FILE_TOO_LARGE')
-          return refuse(closing, 413, `A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio')
+          return refuse(
+            closing,
+            tooLarge(`A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio'),
+          )
         if (code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT')
-          return refuse(closing, 400, 'A take is the fields "take" and "audio" only.')
+          return refuse(closing, invalidBody(null, 'A take is the fields "take" and "audio" only.'))
         request.log.info({ err }, 'take upload could not be read')
-        return refuse(closing, 400, 'The upload could not be read (cut short or malformed).')
+        return refuse(closing, invalidBody(null, 'The upload could not be read (cut short or malformed).'))
       }
       if (upload.takeJson === undefined)
-        return refuse(reply, 400, 'Add the take’s details as the form field "take" (JSON).', 'take')
+        return refuse(reply, invalidBody('take', 'Add the take’s details as the form field "take" (JSON).'))
       let json: unknown
       try {
         json = JSON.parse(upload.takeJson)
       } catch {
-        return refuse(reply, 400, 'The field "take" is not JSON.', 'take')
+        return refuse(reply, invalidBody('take', 'The field "take" is not JSON.'))
       }
       const parsed = newTakeSchema.safeParse(json)
       if (!parsed.success) return refuseInvalid(reply, parsed.error, 'take')
-      if (!upload.audio) return refuse(reply, 400, 'Add the take’s audio as the form field "audio".', 'audio')
+      if (!upload.audio)
+        return refuse(reply, invalidBody('audio', 'Add the take’s audio as the form field "audio".'))
       const pcm = pcmOfUpload(upload.audio)
-      if (typeof pcm === 'string') return refuse(reply, 400, `The audio is ${pcm}.`, 'audio')
-      if (pcm.length === 0) return refuse(reply, 400, 'The audio is empty.', 'audio')
+      if (typeof pcm === 'string') return refuse(reply, invalidBody('audio', `The audio is ${pcm}.`))
+      if (pcm.length === 0) return refuse(reply, invalidBody('audio', 'The audio is empty.'))
       if (pcm.length > MAX_TAKE_AUDIO_BYTES)
-        return refuse(reply, 413, `A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio')
+        return refuse(
+          reply,
+          tooLarge(`A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio'),
+        )
 
       const outcome = await store.create(ownerOf(request), request.params.id, parsed.data, pcm)
-      if (!outcome) return refuse(reply, 404, 'No such script.')
+      if (!outcome) return refuse(reply, notFound('No such script.'))
       if (outcome === 'full')
         return refuse(
           reply,
-          409,
-          `Starred takes fill your take history (at most ${MAX_TAKES_PER_USER} takes and ${formatBytes(MAX_TAKE_BYTES_PER_USER)}). Un-star or delete some to keep new ones.`,
+          conflict(
+            `Starred takes fill your take history (at most ${MAX_TAKES_PER_USER} takes and ${formatBytes(MAX_TAKE_BYTES_PER_USER)}). Un-star or delete some to keep new ones.`,
+          ),
         )
       return reply.code(201).header('cache-control', 'no-store').send(outcome)
     })
 
     scope.get<{ Params: { id: string } }>('/api/takes/:id/audio', async (request, reply) => {
       const pcm = await store.audio(ownerOf(request), request.params.id)
-      if (!pcm) return refuse(reply, 404, 'No such take.')
+      if (!pcm) return refuse(reply, notFound('No such take.'))
       const wav = Buffer.concat([pcm16WavHeader(SAMPLE_RATE, pcm.byteLength), pcm])
       return reply.header('cache-control', 'no-store').type('audio/wav').send(wav)
     })
@@ -194,15 +217,15 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
       const parsed = takeUpdateSchema.safeParse(request.body)
       if (!parsed.success) return refuseInvalid(reply, parsed.error)
       const outcome = await store.update(ownerOf(request), request.params.id, parsed.data)
-      if (!outcome) return refuse(reply, 404, 'No such take.')
+      if (!outcome) return refuse(reply, notFound('No such take.'))
       if (outcome === 'incomplete')
-        return refuse(reply, 409, 'Only a complete take can be starred.', 'starred')
+        return refuse(reply, conflict('Only a complete take can be starred.', 'starred'))
       return reply.header('cache-control', 'no-store').send(outcome)
     })
 
     scope.delete<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
       if (!(await store.delete(ownerOf(request), request.params.id)))
-        return refuse(reply, 404, 'No such take.')
+        return refuse(reply, notFound('No such take.'))
       return reply.code(204).send()
     })
   })

@@ -11,7 +11,17 @@ import {
   storedResultSchema,
   TRANSCRIPTION_EXTENSIONS,
 } from '../../../schema/index.ts'
-import { refuse } from '../errors.ts'
+import {
+  conflict,
+  forbiddenForRole,
+  invalidBody,
+  notFound,
+  notSignedIn,
+  refuse,
+  tooLarge,
+  unsupportedMediaType,
+  upstreamUnreachable,
+} from '../errors.ts'
 import { upstreamAccess } from '../proxy/access.ts'
 import { callUpstream, type Upstream, whileClientStays } from '../proxy/upstream.ts'
 import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './store.ts'
@@ -101,9 +111,9 @@ export function parseRange(
 export function registerTranscriptRoutes(app: FastifyInstance, store: TranscriptStore, upstream: Upstream) {
   const mayUse = async (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.studioUser
-    if (!user) return refuse(reply, 401, 'Not signed in.')
+    if (!user) return refuse(reply, notSignedIn())
     if (upstreamAccess(user.role, 'POST', '/v1/audio/transcriptions') !== 'allowed')
-      return refuse(reply, 403, 'Your role may not use transcripts.')
+      return refuse(reply, forbiddenForRole('Your role may not use transcripts.'))
   }
 
   app.register(async (scope) => {
@@ -117,7 +127,7 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
 
     scope.get<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
       const record = await store.get(request.params.id)
-      if (!record) return refuse(reply, 404, 'No such transcript.')
+      if (!record) return refuse(reply, notFound('No such transcript.'))
       const { audioFile: _file, ...rest } = record
       return reply
         .header('cache-control', 'no-store')
@@ -126,7 +136,7 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
 
     scope.get<{ Params: { id: string } }>('/api/transcripts/:id/audio', async (request, reply) => {
       const record = await store.summary(request.params.id)
-      if (!record) return refuse(reply, 404, 'No such transcript.')
+      if (!record) return refuse(reply, notFound('No such transcript.'))
       const size = record.audio_bytes
       const range = parseRange(request.headers.range, size)
       reply
@@ -149,23 +159,21 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
         const issue = parsed.error.issues[0]
         return refuse(
           reply,
-          400,
-          `Invalid label edits: ${issue?.message ?? 'bad body'}`,
-          issue?.path.join('.') ?? null,
+          invalidBody(issue?.path.join('.') ?? null, `Invalid label edits: ${issue?.message ?? 'bad body'}`),
         )
       }
       const user = request.studioUser?.name ?? 'unknown'
       const outcome = await store.saveLabels(request.params.id, parsed.data.edits, parsed.data.revision, user)
-      if (!outcome) return refuse(reply, 404, 'No such transcript.')
+      if (!outcome) return refuse(reply, notFound('No such transcript.'))
       if ('conflict' in outcome) {
-        return reply
-          .code(409)
-          .header('cache-control', 'no-store')
-          .send({
-            detail: `${outcome.conflict.updated_by ?? 'Someone'} saved other label edits meanwhile. Reload to see them.`,
-            param: 'revision',
-            labels: outcome.conflict,
-          })
+        return refuse(
+          reply,
+          conflict(
+            `${outcome.conflict.updated_by ?? 'Someone'} saved other label edits meanwhile. Reload to see them.`,
+            'revision',
+            { labels: outcome.conflict },
+          ),
+        )
       }
       return reply.header('cache-control', 'no-store').send(outcome.saved)
     })
@@ -175,15 +183,15 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
       { bodyLimit: 8 * 1024 * 1024 },
       async (request, reply) => {
         const parsed = peaksSchema.safeParse(request.body)
-        if (!parsed.success) return refuse(reply, 400, 'Invalid peaks.', 'data')
+        if (!parsed.success) return refuse(reply, invalidBody('data', 'Invalid peaks.'))
         if (!(await store.savePeaks(request.params.id, parsed.data)))
-          return refuse(reply, 404, 'No such transcript.')
+          return refuse(reply, notFound('No such transcript.'))
         return reply.code(204).send()
       },
     )
 
     scope.delete<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
-      if (!(await store.delete(request.params.id))) return refuse(reply, 404, 'No such transcript.')
+      if (!(await store.delete(request.params.id))) return refuse(reply, notFound('No such transcript.'))
       return reply.code(204).send()
     })
 
@@ -197,7 +205,8 @@ async function upload(
   store: TranscriptStore,
   upstream: Upstream,
 ) {
-  if (!request.isMultipart()) return refuse(reply, 415, 'Send the recording as multipart/form-data.')
+  if (!request.isMultipart())
+    return refuse(reply, unsupportedMediaType('Send the recording as multipart/form-data.'))
   const id = newTranscriptId()
   const fields: Record<string, string> = {}
   let file: { name: string; fileName: string; type: string; bytes: number } | null = null
@@ -224,18 +233,16 @@ async function upload(
     if (err instanceof AudioTooLargeError)
       return refuse(
         reply.header('connection', 'close'),
-        413,
-        `The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`,
-        'file',
+        tooLarge(`The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`, 'file'),
       )
     request.log.warn({ err }, 'transcript upload failed')
-    return refuse(reply.header('connection', 'close'), 400, 'The upload could not be read.', 'file')
+    return refuse(reply.header('connection', 'close'), invalidBody('file', 'The upload could not be read.'))
   }
-  if (!file) return refuse(reply, 400, 'Add the recording as the form field "file".', 'file')
+  if (!file) return refuse(reply, invalidBody('file', 'Add the recording as the form field "file".'))
   const saved = file
   if (saved.bytes === 0) {
     void store.removeAudio(saved.fileName)
-    return refuse(reply, 400, 'The recording is empty.', 'file')
+    return refuse(reply, invalidBody('file', 'The recording is empty.'))
   }
 
   const form = new FormData()
@@ -257,7 +264,7 @@ async function upload(
     })
   } catch {
     void store.removeAudio(saved.fileName)
-    return refuse(reply, 502, 'The speech service could not be reached.')
+    return refuse(reply, upstreamUnreachable())
   }
   for (const name of PASSED_HEADERS) {
     const value = upstreamResponse.headers.get(name)

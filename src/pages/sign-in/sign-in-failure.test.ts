@@ -2,20 +2,27 @@ import { describe, expect, it } from 'vitest'
 import { ApiRequestError } from '../../api/http.ts'
 import { formatWait, signInFailure } from './sign-in-failure.ts'
 
+/** The backend's refusal in its envelope (server/studio/errors.ts). */
+const refusal = (status: number, code: string, message: string, retryAfter: number | null = null) =>
+  new ApiRequestError(
+    status,
+    { error: { message, type: 'authentication_error', param: null, code }, request_id: 'req-1' },
+    null,
+    retryAfter,
+  )
+
 describe('signInFailure', () => {
   it("shows the backend's words for a wrong password", () => {
-    expect(signInFailure(new ApiRequestError(401, { detail: 'Wrong name or password.' }, null))).toBe(
+    expect(signInFailure(refusal(401, 'wrong_credentials', 'Wrong name or password.'))).toBe(
       'Wrong name or password.',
     )
     expect(signInFailure(new ApiRequestError(401, null, null))).toBe('Wrong name or password.')
   })
 
   it('adds how long to wait after too many attempts', () => {
-    const err = new ApiRequestError(429, { detail: 'Too many attempts.' }, null, 60)
+    const err = refusal(429, 'rate_limited', 'Too many attempts.', 60)
     expect(signInFailure(err)).toBe('Too many attempts. You can try again in 1 minute.')
-    expect(signInFailure(new ApiRequestError(429, { detail: 'Too many attempts.' }, null))).toBe(
-      'Too many attempts.',
-    )
+    expect(signInFailure(refusal(429, 'rate_limited', 'Too many attempts.'))).toBe('Too many attempts.')
   })
 
   it('explains other failures', () => {

@@ -27,13 +27,14 @@ describe('describeFailure', () => {
   it('explains clip length, several speakers, music and unreadable audio in plain words', () => {
     expect(
       describeFailure(serviceError(400, 'recording_duration_out_of_range', 'recording'), 'consent').what,
-    ).toBe('The recording must be between 2 and 30 seconds long.')
+    ).toMatch(/^The consent recording is too short or too long\./)
     const speakers = describeFailure(serviceError(400, 'multiple_speakers', 'recording'), 'consent')
-    expect(speakers.what).toBe('More than one person can be heard in the recording.')
+    expect(speakers.what).toBe('More than one voice can be heard in the consent recording.')
     expect(speakers.next).toMatch(/nobody else/)
+    expect(speakers.field).toBe('recording')
     expect(describeFailure(serviceError(400, 'music_detected', 'recording'), 'consent').what).toMatch(/Music/)
     const bad = describeFailure(serviceError(400, 'invalid_audio', 'audio_sample'), 'voice')
-    expect(bad.what).toMatch(/^The sample could not be read as audio/)
+    expect(bad.what).toMatch(/^The clip could not be used as a voice/)
     expect(bad.field).toBe('sample')
   })
 
@@ -97,9 +98,16 @@ describe('describeFailure', () => {
 
   it('handles sizes, roles, validation details and a silent backend', () => {
     expect(describeFailure(new ApiRequestError(413, null, null), 'consent').what).toMatch(/too large/)
-    expect(describeFailure(new ApiRequestError(403, { detail: 'No.' }, null), 'revoke').what).toBe(
-      'Your role may not revoke the consent.',
+    const forbidden = new ApiRequestError(
+      403,
+      {
+        error: { message: 'No.', type: 'permission_error', param: null, code: 'forbidden_for_role' },
+        request_id: 'req-1',
+      },
+      null,
     )
+    expect(describeFailure(forbidden, 'revoke').what).toBe('Your role may not revoke the consent.')
+    expect(describeFailure(new Error('boom'), 'delete-voice').what).toBe('Could not delete the voice: boom.')
     const detail = describeFailure(
       new ApiRequestError(400, { detail: 'language must be a language tag', param: 'language' }, null),
       'consent',
