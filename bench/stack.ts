@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSpeechService, type SpeechLimits } from '../server/speech/app.ts'
 import { createStudio } from '../server/studio/app.ts'
-import { openStudioDb } from '../server/studio/store/db.ts'
+import { openStudioDb } from '../server/studio/database.ts'
 import { type BrowserHeaders, sessionHeaders } from '../server/testing/studio.ts'
 
 /**

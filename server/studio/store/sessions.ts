@@ -1,2 +1,0 @@
-// Temporary: bench/ (owned elsewhere) still imports this old path; delete once its imports name the feature folders.
-export { SessionStore } from '../auth/sessions.ts'
