@@ -5,9 +5,9 @@
  * is a request whose body was streamed through (multipart uploads, JSON over 256 KiB), since it cannot be sent again;
  * small JSON bodies (every speech request) are held so they can be (replayable-body.ts).
  */
-import { type BackoffPolicy, backoffDelayMs, parseRetryAfterMs } from '../../../schema/index.ts'
+import { type BackoffPolicy, backoffDelayMs, parseRetryAfterMs } from '../../../core/retry-after.ts'
 
-/** The backoff (`baseMs`, `capMs`) is the shared one of schema/retry-after.ts; this adds the backend's caps. */
+/** The backoff (`baseMs`, `capMs`) is the shared one of core/retry-after.ts; this adds the backend's caps. */
 export interface RetryPolicy extends BackoffPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number

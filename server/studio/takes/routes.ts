@@ -1,9 +1,10 @@
 import multipart from '@fastify/multipart'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
+import { formatBytes } from '../../../core/bytes.ts'
+import { readWav } from '../../../core/wav.ts'
 import type { Role } from '../../../schema/index.ts'
 import {
-  formatBytes,
   MAX_TAKE_AUDIO_BYTES,
   MAX_TAKE_BYTES_PER_USER,
   MAX_TAKES_PER_USER,
@@ -67,32 +68,24 @@ function ownerOf(request: FastifyRequest): string {
  */
 export function pcmOfUpload(bytes: Buffer): Buffer | string {
   if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF') {
-    if (bytes.toString('ascii', 8, 12) !== 'WAVE') return 'a RIFF file that is not WAV'
-    let at = 12
-    let format: { tag: number; channels: number; rate: number; bits: number } | null = null
-    while (at + 8 <= bytes.length) {
-      const id = bytes.toString('ascii', at, at + 4)
-      const size = bytes.readUInt32LE(at + 4)
-      const body = at + 8
-      if (id === 'fmt ') {
-        if (size < 16 || body + 16 > bytes.length) return 'a WAV file with a broken format chunk'
-        format = {
-          tag: bytes.readUInt16LE(body),
-          channels: bytes.readUInt16LE(body + 2),
-          rate: bytes.readUInt32LE(body + 4),
-          bits: bytes.readUInt16LE(body + 14),
-        }
-      } else if (id === 'data') {
-        if (format === null) return 'a WAV file without a format chunk before its audio'
-        if (format.tag !== 1 || format.channels !== 1 || format.rate !== SAMPLE_RATE || format.bits !== 16)
-          return 'a WAV file that is not 24 kHz mono 16-bit PCM'
-        const end = size === 0xffff_ffff ? bytes.length : body + size
-        if (end > bytes.length) return 'a WAV file shorter than its header says'
-        return bytes.subarray(body, end - ((end - body) % 2))
-      }
-      at = body + size + (size % 2)
-    }
-    return 'a WAV file without audio'
+    const wav = readWav(bytes)
+    if (!wav) return 'a RIFF file that is not WAV'
+    const broken = wav.chunks.some((c) => c.id === 'fmt ' && (c.size < 16 || c.body + 16 > bytes.length))
+    if (broken) return 'a WAV file with a broken format chunk'
+    const { fmt, data } = wav
+    if (!data) return 'a WAV file without audio'
+    if (fmt === null) return 'a WAV file without a format chunk before its audio'
+    if (
+      fmt.formatTag !== 1 ||
+      fmt.channels !== 1 ||
+      fmt.sampleRate !== SAMPLE_RATE ||
+      fmt.bitsPerSample !== 16
+    )
+      return 'a WAV file that is not 24 kHz mono 16-bit PCM'
+    // Only the "still streaming" size runs to the end; a declared 0 is an empty take.
+    const end = data.declared === 0xffff_ffff ? bytes.length : data.offset + data.declared
+    if (end > bytes.length) return 'a WAV file shorter than its header says'
+    return bytes.subarray(data.offset, end - ((end - data.offset) % 2))
   }
   if (bytes.length % 2 !== 0) return 'PCM16 audio of an odd number of bytes'
   return bytes

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import { createParser } from 'eventsource-parser'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { formatBytes } from '../../../core/bytes.ts'
 import {
-  formatBytes,
   MAX_TRANSCRIPTION_FILE_BYTES,
   peaksSchema,
   type StoredResult,
