@@ -13,7 +13,7 @@ import {
   screenRecording,
 } from '../engine/speaker/index.ts'
 import { createStreamingVad } from '../engine/vad/index.ts'
-import { clientSecretRoutes } from './access/client-secret-routes.ts'
+import { accessPlugin } from './access/access-plugin.ts'
 import { ClientSecretStore } from './access/client-secret-store.ts'
 import { KeyStore } from './access/key-store.ts'
 import { openSpeechStorage, pingDatabase } from './database.ts'
@@ -29,20 +29,15 @@ import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import type { SlotPool } from './limits/slots.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { ContinuationStore } from './synthesis/continuation-store.ts'
-import { speechRoutes } from './synthesis/speech-routes.ts'
-import { ttsRealtimeRoutes } from './synthesis/tts-realtime-routes.ts'
+import { synthesisPlugin } from './synthesis/synthesis-plugin.ts'
 import { warmUpSpeech } from './synthesis/warm-up.ts'
 import { LocalTranscriptionJobs, type TranscriptionJobs } from './transcription/jobs.ts'
-import { callRoutes } from './transcription/realtime/call-routes.ts'
-import { sttRealtimeRoutes } from './transcription/realtime/stt-realtime-routes.ts'
 import type { SessionSpeakerTracker, SttSession } from './transcription/realtime/stt-session.ts'
 import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './transcription/shared-jobs.ts'
-import { transcriptionRoutes } from './transcription/transcription-routes.ts'
-import { voiceCatalogRoutes } from './voices/catalog-routes.ts'
-import { consentRoutes } from './voices/consent-routes.ts'
-import { savedVoiceRoutes } from './voices/voice-routes.ts'
+import { transcriptionPlugin } from './transcription/transcription-plugin.ts'
 import { VoiceService } from './voices/voice-service.ts'
 import { VoiceStore } from './voices/voice-store.ts'
+import { voicesPlugin } from './voices/voices-plugin.ts'
 
 export interface SpeechServiceOptions {
   dataDir: string
@@ -241,7 +236,8 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
         },
       })
   })
-  speechRoutes(app, {
+  // The features, each a plugin registering its routes (synthesis/, voices/, transcription/, access/).
+  await app.register(synthesisPlugin, {
     keys,
     synthesizer,
     voices,
@@ -251,18 +247,10 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     continuations: new ContinuationStore(storage),
     continuationWaitMs: limits.continuationWaitMs,
     requestMs: limits.speechRequestMs,
-  })
-  voiceCatalogRoutes(app, { keys, store: voices.store })
-  savedVoiceRoutes(app, { keys, voices })
-  consentRoutes(app, { keys, voices })
-  ttsRealtimeRoutes(app, {
-    keys,
-    synthesizer,
-    voices,
-    ttsSlots,
     idleMs: limits.ttsIdleMs,
     maxSessionMs: limits.ttsSessionMs,
   })
+  await app.register(voicesPlugin, { keys, voices })
   const secrets = new ClientSecretStore(storage, keys)
   const engines = { recognizer, diarizer: diarizationEnabled ? diarizer : null }
   // With Redis and PostgreSQL shared by every instance, an upload is a job any of them may run (docs/deploy.md).
@@ -278,18 +266,18 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
           log: app.log,
         })
       : new LocalTranscriptionJobs(engines)
-  transcriptionRoutes(app, { keys, diarizationEnabled, asrSlots, jobs })
-  sttRealtimeRoutes(app, {
+  await app.register(transcriptionPlugin, {
     keys,
     secrets,
+    diarizationEnabled,
+    asrSlots,
+    jobs,
     recognizer,
     createVad: createStreamingVad,
     createTracker: diarizationEnabled ? speakerTracker : null,
-    asrSlots,
     sessions: sttSessions,
   })
-  clientSecretRoutes(app, { keys, secrets, diarizationEnabled })
-  callRoutes(app, { keys, secrets, asrSlots })
+  await app.register(accessPlugin, { keys, secrets, diarizationEnabled })
   const closing = new AbortController()
   app.addHook('onClose', async () => {
     closing.abort()
