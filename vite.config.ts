@@ -67,6 +67,8 @@ export const SQLITE_ONLY: Record<string, string> = {
     'realtime recognition, turn detection, diarization, capacity',
   'server/speech/synthesis/tts-realtime.ws.test.ts': 'the text-input socket (stored voices: voices suite)',
   'server/speech/transcription/realtime/early-words.ws.test.ts': 'live words while a turn goes on',
+  'server/speech/transcription/realtime/calls.http.test.ts':
+    'WebRTC calls: media, data channel, slot lifetime',
   'server/speech/transcription/segments.http.test.ts': 'segment and subtitle sizes',
   'server/speech/transcription/speakers.http.test.ts': 'who spoke when on real people (the diarizer)',
 }

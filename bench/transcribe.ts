@@ -14,6 +14,8 @@
  *    decoding the whole excerpt at once, not absolute accuracy). Then, for each turn, the delay from the end of its
  *    audio to its speakers event, p50/p95. `REALTIME_FILES` sets how many excerpts (default 3, i.e. 90 s of
  *    streaming); `UPLOADS=0` skips part 1.
+ * 3. Live words by transport: the same excerpts with diarization off, over the WebSocket and over a WebRTC call (a
+ *    libwebrtc peer sending Opus), one after the other: the word delay and word error as in part 2.
  *
  * Smoke mode (`--smoke`, bench/smoke.ts): the first 10 s of trn00 only, uploaded once, and its first 8 s streamed.
  */
@@ -28,6 +30,7 @@ import { parseRttm } from '../server/engine/diarization/rttm.ts'
 import { createPocketSphinxRecognizer, type RecognizedWord } from '../server/engine/recognition/index.ts'
 import { createSpeechService } from '../server/speech/app.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
+import { callService } from '../server/testing/webrtc-peer.ts'
 import { floatToPcm16Wav } from '../server/wav.ts'
 import { longRecording } from './long-recording.ts'
 import { announceSmoke, count, SMOKE } from './smoke.ts'
@@ -305,8 +308,125 @@ console.log(
   `  end of speech (speech_stopped) → speakers event, includes the 500 ms pause: ${fmt(delaysFromSpeechEnd)}`,
 )
 
+// Live words by transport: the same excerpts, diarization off, over the WebSocket (100 ms appends) and over a WebRTC
+// call (a libwebrtc peer, Opus, 10 ms frames), one after the other.
+const byTransport: Record<'WebSocket' | 'WebRTC', { delays: number[]; errors: number; reference: number }> = {
+  WebSocket: { delays: [], errors: 0, reference: 0 },
+  WebRTC: { delays: [], errors: 0, reference: 0 },
+}
+const transportRecognizer = createPocketSphinxRecognizer()
+for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
+  const audio = (excerpts[f] as Float32Array).subarray(0, STREAMED_SECONDS * RATE)
+  const offline = (await transportRecognizer.transcribe(audio)).words
+  const padded = new Float32Array(audio.length + RATE)
+  padded.set(audio)
+  for (const transport of ['WebSocket', 'WebRTC'] as const) {
+    const { live, items, wallAt } = await streamLive(transport, padded)
+    const inItems = offline.filter((w) =>
+      items.some(
+        ([from, to]) => ((w.start + w.end) / 2) * 1000 >= from && ((w.start + w.end) / 2) * 1000 < to,
+      ),
+    )
+    const aligned = alignWords(inItems, live)
+    const totals = byTransport[transport]
+    totals.errors += aligned.errors
+    totals.reference += inItems.length
+    for (const { spoken, heard } of aligned.matches)
+      totals.delays.push(heard.arrived - wallAt(spoken.end * 1000))
+  }
+}
+await transportRecognizer.close()
+console.log(`
+live words by transport, the same ${Math.min(REALTIME_FILES, excerpts.length)} excerpts, diarization off:`)
+for (const [transport, t] of Object.entries(byTransport))
+  console.log(
+    `  ${transport.padEnd(9)}  a word spoken → first in a delta: ${fmt(t.delays)}; word error ${((100 * t.errors) / Math.max(1, t.reference)).toFixed(1)} % of ${t.reference}`,
+  )
+
 await service.close()
 rmSync(dir, { recursive: true, force: true })
+
+/**
+ * One realtime session streaming `audio` (16 kHz) at real-time pace over `transport`: the live words with their
+ * arrival, the items' stretches (ms on the session clock) and the wall time at which the audio up to a moment was sent.
+ */
+async function streamLive(transport: 'WebSocket' | 'WebRTC', audio: Float32Array) {
+  const live: Array<{ text: string; arrived: number }> = []
+  const items: Array<[number, number]> = []
+  let completed = 0
+  let commits = 0
+  const onEvent = (m: Record<string, unknown>) => {
+    if (m.type === 'conversation.item.input_audio_transcription.delta') {
+      const arrived = performance.now()
+      for (const text of String(m.delta).split(/\s+/).filter(Boolean)) live.push({ text, arrived })
+    }
+    if (m.type === 'input_audio_buffer.committed') commits++
+    if (m.type === 'conversation.item.input_audio_transcription.completed') {
+      items.push([Number(m.audio_start_ms), Number(m.audio_end_ms)])
+      completed++
+    }
+  }
+  const update = {
+    type: 'session.update',
+    session: {
+      audio: {
+        input: {
+          format: { type: 'audio/pcm', rate: 16000 },
+          turn_detection: { type: 'server_vad', threshold: VAD_THRESHOLD },
+        },
+      },
+    },
+  }
+  /** Every turn committed in the stream is transcribed (a second's grace for the last commit; a minute at most). */
+  const settled = async () => {
+    await new Promise((r) => setTimeout(r, 1000))
+    const deadline = performance.now() + 60_000
+    while (completed < commits && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  }
+  let started = 0
+  if (transport === 'WebRTC') {
+    const call = await callService(base, key)
+    if (call.response.status !== 201) throw new Error(`the call was refused: ${call.response.status}`)
+    await call.opened
+    await call.next((m) => m.type === 'session.created')
+    call.send(update)
+    await call.next((m) => m.type === 'session.updated')
+    const seen = { count: 0 }
+    const pump = setInterval(() => {
+      for (; seen.count < call.messages.length; seen.count++)
+        onEvent(call.messages[seen.count] as Record<string, unknown>)
+    }, 5)
+    started = performance.now()
+    await call.play(audio)
+    await settled()
+    clearInterval(pump)
+    call.close()
+  } else {
+    const socket = new WebSocket(`${base.replace('http', 'ws')}/v1/realtime`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve)
+      socket.once('error', reject)
+    })
+    socket.on('message', (data) => onEvent(JSON.parse(String(data)) as Record<string, unknown>))
+    socket.send(JSON.stringify(update))
+    const piece = RATE / 10
+    started = performance.now()
+    for (let i = 0, n = 0; i < audio.length; i += piece, n++) {
+      const wait = started + n * 100 - performance.now()
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+      const part = audio.subarray(i, i + piece)
+      const bytes = Buffer.alloc(part.length * 2)
+      for (let j = 0; j < part.length; j++) bytes.writeInt16LE(Math.round((part[j] as number) * 32767), j * 2)
+      socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: bytes.toString('base64') }))
+    }
+    await settled()
+    socket.close()
+  }
+  // The audio up to `ms` was sent once `ms` of real time had passed from the start of the stream.
+  return { live, items, wallAt: (ms: number) => started + ms }
+}
 
 /**
  * Aligns the live words to the offline ones (word-level Levenshtein): the errors (substitutions, deletions,

@@ -33,6 +33,7 @@ import { synthesisPlugin } from './synthesis/synthesis-plugin.ts'
 import { warmUpSpeech } from './synthesis/warm-up.ts'
 import { LocalTranscriptionJobs, type TranscriptionJobs } from './transcription/jobs.ts'
 import type { SessionSpeakerTracker, SttSession } from './transcription/realtime/stt-session.ts'
+import { type CallNetwork, callNetworkFromEnv } from './transcription/realtime/webrtc-call.ts'
 import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './transcription/shared-jobs.ts'
 import { transcriptionPlugin } from './transcription/transcription-plugin.ts'
 import { VoiceService } from './voices/voice-service.ts'
@@ -66,6 +67,8 @@ export interface SpeechServiceOptions {
    * else 2.
    */
   transcriptionWorkers?: number
+  /** Where WebRTC calls offer their media and how long they wait for a silent peer; default from env (webrtc-call.ts). */
+  callNetwork?: CallNetwork
 }
 
 export interface SpeechLimits {
@@ -276,6 +279,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     createVad: createStreamingVad,
     createTracker: diarizationEnabled ? speakerTracker : null,
     sessions: sttSessions,
+    network: opts.callNetwork ?? callNetworkFromEnv(),
   })
   await app.register(accessPlugin, { keys, secrets, diarizationEnabled })
   const closing = new AbortController()

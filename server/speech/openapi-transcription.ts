@@ -138,7 +138,7 @@ export const transcriptionPaths = {
   '/v1/realtime/calls': {
     post: {
       operationId: 'createRealtimeCall',
-      summary: 'WebRTC signalling; the local service carries no media (docs/transcription.md)',
+      summary: 'A WebRTC call into a realtime transcription session (docs/transcription.md)',
       requestBody: {
         required: true,
         content: {
@@ -156,10 +156,27 @@ export const transcriptionPaths = {
         },
       },
       responses: {
+        '201': {
+          description:
+            'The SDP answer; the call is at `Location`. Session events travel on the data channel.',
+          headers: { location: { schema: { type: 'string' } } },
+          content: { 'application/sdp': { schema: { type: 'string' } } },
+        },
         '400': either('`diarization_not_supported_on_transport`, or a bad SDP offer / session (`detail`).'),
         ...auth,
         '429': busy,
-        '501': envelope('`webrtc_not_available`: no WebRTC media here; use the realtime WebSocket.'),
+      },
+    },
+  },
+  '/v1/realtime/calls/{call_id}': {
+    delete: {
+      operationId: 'hangUpRealtimeCall',
+      summary: 'Hangs up a call of this key’s owner',
+      parameters: [{ name: 'call_id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '204': { description: 'Hung up; its slot is free.' },
+        ...auth,
+        '404': envelope('`call_not_found`: no call in progress with this id for this key.'),
       },
     },
   },

@@ -225,14 +225,14 @@ describe('POST /v1/realtime/calls (WebRTC signalling)', () => {
     await expect.poll(() => svc.service.asrSlots.held(), { timeout: 10_000 }).toBe(0)
   })
 
-  it('carries no media locally: a valid offer is answered 501 webrtc_not_available and holds no slot', async () => {
+  it('refuses an offer libwebrtc cannot answer (no ICE credentials, no fingerprint) with 400, holding no slot', async () => {
     for (const [body, type] of [
       [OFFER, 'application/sdp'],
       [callForm({ type: 'transcription' }), null],
     ] as const) {
       const res = await call(body, type)
-      expect(res.status).toBe(501)
-      expect(await res.json()).toMatchObject({ error: { code: 'webrtc_not_available' } })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({ param: 'sdp' })
     }
     expect(svc.service.asrSlots.held()).toBe(0)
   })

@@ -1,18 +1,44 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ASR_CONCURRENT_SESSIONS } from '../../../../schema/index.ts'
+import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
+import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { authenticate } from '../../access/auth.ts'
 import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
-import { ApiError, badRequest, rateLimited } from '../../errors.ts'
+import { ApiError, badRequest, rateLimited, recognitionUnavailable } from '../../errors.ts'
 import type { SlotPool } from '../../limits/slots.ts'
 import { discardRest, malformedMultipart } from '../../multipart-form.ts'
 import { applySessionConfig, defaultSettings, parseSessionConfig, SessionConfigError } from './stt-config.ts'
+import { SttSession } from './stt-session.ts'
+import { type CallNetwork, DEFAULT_CALL_NETWORK, OfferRefusedError, WebRtcCall } from './webrtc-call.ts'
 
 export interface CallRouteDeps {
   keys: KeyStore
   secrets: ClientSecretStore
   asrSlots: SlotPool
+  recognizer: Recognizer
+  createVad(opts: GateOptions): Promise<StreamingVad>
+  /** Where calls offer their media (host addresses, UDP ports) and how long a silent peer is waited for. */
+  network?: CallNetwork
+  /** Every call in progress on this instance, by id. */
+  calls?: Map<string, LiveCall>
 }
+
+/** A call in progress: whose it is, and how to hang it up. */
+export interface LiveCall {
+  ownerId: string
+  hangUp(): void
+}
+
+const callNotFound = () =>
+  new ApiError(
+    404,
+    'envelope',
+    'No call in progress with this id on this service for this key.',
+    'call_not_found',
+    'call_id',
+  )
 
 const MAX_SDP_BYTES = 64 * 1024
 
@@ -52,18 +78,25 @@ async function readOffer(request: FastifyRequest): Promise<{ sdp: string; sessio
 }
 
 /**
- * `POST /v1/realtime/calls` (contract 4.11, 7): WebRTC signalling. The service checks the offer, refuses diarization on
- * this transport and refuses at capacity, all before any media. It has no WebRTC media stack, so a call that passes
- * every check is answered 501 `webrtc_not_available` and no call is created (docs/transcription.md).
+ * `POST /v1/realtime/calls` (contract 4.11, 7): a WebRTC call into a realtime transcription session. The offer, the
+ * session configuration, diarization (refused on this transport) and capacity are checked before any media; the
+ * answer (201, `application/sdp`, the call at `Location`) offers host candidates on the configured addresses only.
+ * The call holds one of its organization's ASR slots until it ends (webrtc-call.ts says when);
+ * `DELETE /v1/realtime/calls/{call_id}` hangs up.
  */
 export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
+  const network = deps.network ?? DEFAULT_CALL_NETWORK
+  const calls = deps.calls ?? new Map<string, LiveCall>()
+  app.addHook('onClose', async () => {
+    for (const call of calls.values()) call.hangUp()
+  })
   app.register(async (scope) => {
     scope.addContentTypeParser(
       'application/sdp',
       { parseAs: 'string', bodyLimit: MAX_SDP_BYTES },
       (_req, body, done) => done(null, body),
     )
-    scope.post('/v1/realtime/calls', async (request) => {
+    scope.post('/v1/realtime/calls', async (request, reply) => {
       const principal = await authenticate(deps.keys, request, 'audio:transcribe')
       const { sdp, session } = await readOffer(request)
       if (!/^v=0\r?\n/.test(sdp) || !/^m=audio /m.test(sdp)) {
@@ -87,15 +120,63 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
           'session.diarization',
         )
       }
-      if (!(await deps.asrSlots.available(principal.ownerId))) throw sessionRateLimited(deps.asrSlots.limit)
-      throw new ApiError(
-        501,
-        'envelope',
-        'This local service carries no WebRTC media; open a realtime transcription WebSocket (/v1/realtime) instead.',
-        'webrtc_not_available',
-        null,
-        'server_error',
+      if (!(await deps.recognizer.available())) {
+        throw recognitionUnavailable('Speech recognition is not installed on this server.')
+      }
+      const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
+      if (!('slot' in acquired)) throw sessionRateLimited(deps.asrSlots.limit)
+      const slot = acquired.slot
+      const id = `rtc_${randomBytes(12).toString('hex')}`
+      let call: WebRtcCall | null = null
+      const early: string[] = []
+      const stt = new SttSession(
+        { send: (data) => (call ? call.send(data) : early.push(data)), close: () => call?.end('server') },
+        {
+          recognizer: deps.recognizer,
+          createVad: deps.createVad,
+          createTracker: null,
+          settings,
+          id: `sess_${randomBytes(12).toString('hex')}`,
+          onError: (err, what) => request.log.warn({ err }, `${what} failed`),
+        },
       )
+      let ended = false
+      const end = (reason: string) => {
+        if (ended) return
+        ended = true
+        stt.dispose()
+        calls.delete(id)
+        slot.release()
+        request.log.info({ call: id, reason }, 'call ended')
+      }
+      try {
+        await stt.start()
+        call = await WebRtcCall.answer(sdp, network, {
+          audio: (samples, rate) => stt.receiveMedia(samples, rate),
+          message: (data) => stt.receive(Buffer.from(data, 'utf8'), false),
+          ended: end,
+        })
+      } catch (err) {
+        end('refused')
+        if (err instanceof OfferRefusedError) throw badRequest(err.message, 'sdp')
+        throw err
+      }
+      for (const data of early) call.send(data)
+      const answered = call
+      calls.set(id, { ownerId: principal.ownerId, hangUp: () => answered.end('hang_up') })
+      return reply
+        .code(201)
+        .header('content-type', 'application/sdp')
+        .header('location', `/v1/realtime/calls/${id}`)
+        .header('cache-control', 'no-store')
+        .send(call.answer)
+    })
+    scope.delete('/v1/realtime/calls/:call_id', async (request, reply) => {
+      const principal = await authenticate(deps.keys, request, 'audio:transcribe')
+      const call = calls.get((request.params as { call_id: string }).call_id)
+      if (!call || call.ownerId !== principal.ownerId) throw callNotFound()
+      call.hangUp()
+      return reply.code(204).send()
     })
   })
 }

@@ -21,16 +21,21 @@ export class FrameIntake {
   ) {}
 
   receive(data: Buffer, isBinary: boolean): void {
-    this.backlog += data.length
+    this.enqueue(data.length, () => this.handle(data, isBinary))
+  }
+
+  /** Any other work that must keep its place among the frames (a call's media), weighing `bytes` in the backlog. */
+  enqueue(bytes: number, task: () => Promise<void>): void {
+    this.backlog += bytes
     if (this.backlog > this.pauseBytes && !this.paused && this.socket.pause) {
       this.paused = true
       this.socket.pause()
     }
     this.queue = this.queue
-      .then(() => this.handle(data, isBinary))
+      .then(task)
       .catch(this.onFailure)
       .finally(() => {
-        this.backlog -= data.length
+        this.backlog -= bytes
         if (this.paused && this.backlog < this.pauseBytes / 2) {
           this.paused = false
           this.socket.resume?.()

@@ -36,6 +36,11 @@ export class PcmInput {
     return this.convert(this.samples(bytes))
   }
 
+  /** Samples already decoded (a call's media track). */
+  pushSamples(samples: Int16Array): Float32Array {
+    return this.convert(samples)
+  }
+
   /** What the resampler still holds, at the end of the input (a rate change or a commit). */
   flush(): Float32Array {
     this.carry = null

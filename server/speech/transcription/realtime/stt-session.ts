@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { z } from 'zod'
+import { concat } from '../../../../core/concat.ts'
 import {
   MAX_APPEND_AUDIO_BYTES,
   type SpeakerAttribution,
@@ -147,6 +148,13 @@ export class SttSession {
   private diarizationStatus: DiarizationStatus
   private tracker: SessionSpeakerTracker | null = null
   private input: PcmInput | null = null
+  /** A call's media track, converted to the engines' rate. */
+  private media: PcmInput | null = null
+  private mediaDropped = false
+  /** Media frames not yet handed on, and their rate. */
+  private readonly gathered: Int16Array[] = []
+  private gatheredSamples = 0
+  private gatheredRate = 0
   private vad: StreamingVad | null = null
   /** Session sample at which the current detector's stream began. */
   private vadOrigin = 0
@@ -207,6 +215,47 @@ export class SttSession {
     this.intake.receive(data, isBinary)
   }
 
+  /**
+   * Audio of a media track (a WebRTC call's, decoded): PCM16 mono at `rate`, 10 ms frames gathered into 100 ms pieces
+   * (as the socket's appends usually come: each piece costs the detector and decoders a step), then handled in order
+   * with the events. Without turn detection, audio past the manual buffer's 10 minutes is dropped (said once).
+   */
+  receiveMedia(samples: Int16Array, rate: number) {
+    if (this.closed) return
+    if (this.gathered.length > 0 && this.gatheredRate !== rate) this.flushMedia()
+    this.gatheredRate = rate
+    this.gathered.push(samples)
+    this.gatheredSamples += samples.length
+    if (this.gatheredSamples >= rate / 10) this.flushMedia()
+  }
+
+  private flushMedia() {
+    const piece = concat(this.gathered.splice(0), Int16Array)
+    const rate = this.gatheredRate
+    this.gatheredSamples = 0
+    this.intake.enqueue(piece.byteLength, async () => {
+      if (this.closed) return
+      if (this.media?.rate !== rate) {
+        this.media?.close()
+        this.media = await PcmInput.create(rate)
+      }
+      const incoming = this.media.pushSamples(piece)
+      if (!this.settings.turnDetection && this.buffer.length + incoming.length > MAX_MANUAL_BUFFER_SAMPLES) {
+        if (!this.mediaDropped)
+          this.error({
+            code: 'input_audio_buffer_full',
+            message:
+              'Without turn detection at most 10 minutes of audio may wait for a commit; commit or clear.',
+            param: null,
+          })
+        this.mediaDropped = true
+        return
+      }
+      this.mediaDropped = false
+      await this.feed(incoming)
+    })
+  }
+
   /** The socket closed: stop all work at once. */
   dispose() {
     if (this.closed) return
@@ -215,6 +264,7 @@ export class SttSession {
     void this.warm?.close()
     void this.stream?.close()
     this.input?.close()
+    this.media?.close()
     this.tracker?.close?.()
   }
 
