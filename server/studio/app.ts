@@ -12,6 +12,7 @@ import { SessionStore } from './auth/sessions.ts'
 import { UserStore } from './auth/users.ts'
 import type { StudioStorage } from './database.ts'
 import { invalidAddress, notFound, refuse, registerErrorHandler } from './errors.ts'
+import { registerCallRoutes } from './live/calls.ts'
 import { liveBridgeOptions } from './live/transcription.ts'
 import { authorizeSocket, authorizeUpstream } from './proxy/access.ts'
 import type { RetryPolicy } from './proxy/retry.ts'
@@ -114,6 +115,8 @@ export async function createStudio(opts: StudioOptions) {
   const { adopted, swept } = await transcripts.adoptFiles()
   if (adopted + swept > 0) app.log.info({ adopted, swept }, 'transcript recordings moved into the database')
   registerWsBridge(app, '/v1/realtime', upstream, socketAuthorizer, liveBridgeOptions(upstream, transcripts))
+  // Live transcription over WebRTC: the SDP exchange relayed with a minted secret; exact routes win over the proxy's.
+  registerCallRoutes(app, upstream, hosts)
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(storage))
   registerTakeRoutes(app, new TakeStore(storage))

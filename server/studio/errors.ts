@@ -41,8 +41,8 @@ export const forbiddenForRole = (message: string) =>
   refusal(403, 'permission_error', 'forbidden_for_role', message)
 export const csrfRefused = () =>
   refusal(403, 'permission_error', 'csrf_refused', 'Missing or invalid CSRF token.')
-export const originRefused = () =>
-  refusal(403, 'permission_error', 'origin_refused', 'Cross-origin socket refused.')
+export const originRefused = (message = 'Cross-origin socket refused.') =>
+  refusal(403, 'permission_error', 'origin_refused', message)
 /** 421 Misdirected Request: this server is not configured to answer for that name. */
 export const hostRefused = () =>
   refusal(

@@ -23,6 +23,8 @@ interface Route {
   badQuery?: string
   /** A socket bridge: a plain GET is 426, an upgrade is refused as a GET would be. */
   socket?: boolean
+  /** The backend's own route under `/api/v1/` (registered beside the proxy's wildcard, not through it). */
+  own?: boolean
 }
 
 const DESIGNER: readonly Role[] = ['designer']
@@ -91,6 +93,15 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/api/transcripts/:id', roles: REVIEWER },
   { method: 'GET', path: '/api/v1/tts/realtime', roles: DESIGNER, socket: true },
   { method: 'GET', path: '/api/v1/realtime', roles: REVIEWER, socket: true },
+  // Live transcription over WebRTC: the SDP exchange relayed by the backend (live/calls.ts).
+  {
+    method: 'POST',
+    path: '/api/v1/realtime/calls',
+    roles: REVIEWER,
+    own: true,
+    badBody: { body: '{}', param: null, code: 'unsupported_media_type', status: 415 },
+  },
+  { method: 'DELETE', path: '/api/v1/realtime/calls/:id', roles: REVIEWER, own: true },
   // The proxy: one wildcard, reached per upstream route (proxy/access.ts holds the table).
   { method: 'POST', path: '/api/v1/audio/speech', roles: ['designer', 'consent_admin'] },
   { method: 'GET', path: '/api/v1/voices', roles: ['designer', 'consent_admin'] },
@@ -178,7 +189,9 @@ describe('every studio route refuses in the contract’s envelope', () => {
       }
     }
     const listed = new Set(
-      ROUTES.filter((r) => !r.path.startsWith('/api/v1/') || r.socket).map((r) => `${r.method} ${r.path}`),
+      ROUTES.filter((r) => !r.path.startsWith('/api/v1/') || r.socket || r.own).map(
+        (r) => `${r.method} ${r.path}`,
+      ),
     )
     // The proxy's wildcard and the app's own static routes (none without a built app) are covered otherwise.
     const own = [...registered].filter((r) => r.includes('/api/') && !/ \/api\/v1(\/|\/\*)?$/.test(r))

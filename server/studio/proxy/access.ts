@@ -26,6 +26,10 @@ const ROUTES: Array<{ method: string; path: RegExp; roles: readonly Role[] }> = 
   // Live transcription: the backend's socket bridge mints the ephemeral secret itself (live/transcription.ts);
   // POST /v1/realtime/client_secrets is deliberately absent, so no browser reaches it.
   { method: 'GET', path: /^\/v1\/realtime$/, roles: ['reviewer'] },
+  // Live transcription over WebRTC: the backend's own routes relay the SDP exchange with a secret it mints
+  // (live/calls.ts); the proxy never forwards these.
+  { method: 'POST', path: /^\/v1\/realtime\/calls$/, roles: ['reviewer'] },
+  { method: 'DELETE', path: /^\/v1\/realtime\/calls\/[\w-]+$/, roles: ['reviewer'] },
 ]
 
 export type Access = 'allowed' | 'forbidden' | 'unknown'
