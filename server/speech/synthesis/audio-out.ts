@@ -1,6 +1,7 @@
 import { PCM_DELTA_BYTES, type ResponseFormat, SAMPLE_RATE } from '../../../schema/index.ts'
 import { encodeCompressed } from '../../engine/index.ts'
 import { pcm16WavHeader } from '../../wav.ts'
+import { sseJsonFrame } from '../sse.ts'
 
 /** Turns the engine's 24 kHz PCM16 chunks into the bytes of a response format, as they are produced. */
 
@@ -61,11 +62,11 @@ export async function* fixedSizePieces(
 }
 
 /**
- * One `speech.audio.delta` SSE frame (contract 6.1). Base64 needs no JSON escaping, so the frame is written directly,
- * the same bytes `data: ${JSON.stringify(event)}` gives without scanning the audio twice.
+ * One `speech.audio.delta` SSE frame (contract 6.1). Base64 needs no JSON escaping, so the event's JSON is written
+ * directly, the same bytes `sseFrame(event)` gives without scanning the audio twice.
  */
 export function audioDeltaFrame(piece: Buffer): string {
-  return `data: {"type":"speech.audio.delta","audio":"${piece.toString('base64')}"}\n\n`
+  return sseJsonFrame(`{"type":"speech.audio.delta","audio":"${piece.toString('base64')}"}`)
 }
 
 /**

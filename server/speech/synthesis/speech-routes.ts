@@ -32,6 +32,7 @@ import {
 import { type RequestLease, requestLease } from '../limits/lease.ts'
 import type { Slot, SlotPool } from '../limits/slots.ts'
 import { readForm } from '../multipart-form.ts'
+import { sseFrame } from '../sse.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
 import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from './audio-out.ts'
@@ -68,8 +69,6 @@ function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
     input_characters: req.input.length,
   }
 }
-
-const sseFrame = (event: SpeechSseEvent) => `data: ${JSON.stringify(event)}\n\n`
 
 /** Continuations of redirected requests (4.1): single use, bound to their owner, short-lived. */
 const CONTINUATION_TTL_MS = 60_000
@@ -189,7 +188,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       reply.header('content-type', 'text/event-stream')
       const frames = async function* () {
         yield* audioDeltaFrames(req.responseFormat, pcm, signal)
-        yield sseFrame({ type: 'speech.audio.done', usage: usageFor(req, samples) })
+        yield sseFrame<SpeechSseEvent>({ type: 'speech.audio.done', usage: usageFor(req, samples) })
       }
       return reply.send(Readable.from(frames()))
     }

@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
 import type { SlotPool } from '../limits/slots.ts'
 import { discardRest } from '../multipart-form.ts'
+import { sseFrame } from '../sse.ts'
 import type { TranscriptionJobs } from './jobs.ts'
 import { resolveTranscriptionOptions, type TranscriptionOptions } from './options.ts'
 import { sessionRateLimited } from './realtime/call-routes.ts'
@@ -34,7 +35,9 @@ const fileTooLarge = () =>
   )
 
 /** The upload's fields and its one file, with the size limits enforced while it streams in. */
-async function readForm(request: FastifyRequest): Promise<{ fields: Array<[string, string]>; file: Buffer }> {
+async function readUpload(
+  request: FastifyRequest,
+): Promise<{ fields: Array<[string, string]>; file: Buffer }> {
   if (!request.isMultipart()) {
     throw new ApiError(415, 'detail', 'Send the upload as multipart/form-data with a file field.')
   }
@@ -87,7 +90,7 @@ export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRou
     // even if the client left while the upload was still being read (lease.ts).
     const lease = requestLease(reply)
     const principal = await authenticate(deps.keys, request, 'audio:transcribe')
-    const { fields, file } = await readForm(request)
+    const { fields, file } = await readUpload(request)
     const options = resolveTranscriptionOptions(fields, { diarizationEnabled: deps.diarizationEnabled })
 
     const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
@@ -128,7 +131,7 @@ async function serve(
     'x-request-id': String(request.id),
   })
   const send = (event: TranscriptionSseEvent) => {
-    if (!raw.destroyed) raw.write(`data: ${JSON.stringify(event)}\n\n`)
+    if (!raw.destroyed) raw.write(sseFrame<TranscriptionSseEvent>(event))
   }
   try {
     const parts = await job.result((delta) => send({ type: 'transcript.text.delta', delta }))
