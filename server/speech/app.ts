@@ -166,6 +166,8 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const sttSessions = new Set<SttSession>()
   const diarizationEnabled = opts.diarizationEnabled ?? process.env.SPEECH_DIARIZATION !== 'off'
   const diarizer = opts.diarizer ?? createDiarizer()
+  /** Switched on, and its model present and intact: what health and minted sessions report. */
+  const diarizationAvailable = async () => diarizationEnabled && ((await diarizer.available?.()) ?? true)
   const speakerTracker = opts.speakerTracker ?? createSegmentedSpeakerTracker
   const recognizer = opts.recognizer ?? createPocketSphinxRecognizer()
   const voices = new VoiceService({
@@ -221,7 +223,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
       recognizer.available(),
       pools.health(),
       // Switched on and its model present and intact (a missing or damaged file makes uploads say `failed`).
-      diarizationEnabled ? (diarizer.available?.() ?? Promise.resolve(true)) : Promise.resolve(false),
+      diarizationAvailable(),
     ])
     // Without its shared limits (Redis) the instance refuses new work with 503, so it is unhealthy too.
     const healthy = database.reachable && limitStore.reachable
@@ -281,7 +283,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     sessions: sttSessions,
     network: opts.callNetwork ?? callNetworkFromEnv(),
   })
-  await app.register(accessPlugin, { keys, secrets, diarizationEnabled })
+  await app.register(accessPlugin, { keys, secrets, diarizationAvailable })
   const closing = new AbortController()
   app.addHook('onClose', async () => {
     closing.abort()

@@ -20,7 +20,8 @@ import type { KeyStore } from './key-store.ts'
 export interface ClientSecretDeps {
   keys: KeyStore
   secrets: ClientSecretStore
-  diarizationEnabled: boolean
+  /** Diarization switched on and its model loadable: a minted session reports `active`, else `unavailable`. */
+  diarizationAvailable(): Promise<boolean>
 }
 
 const MAX_BODY_BYTES = 64 * 1024
@@ -62,7 +63,7 @@ export function clientSecretRoutes(app: FastifyInstance, deps: ClientSecretDeps)
     const body: ClientSecretResponse = {
       value: minted.value,
       expires_at: minted.expiresAt,
-      session: sessionObject(settings, deps.diarizationEnabled ? 'active' : 'unavailable'),
+      session: sessionObject(settings, (await deps.diarizationAvailable()) ? 'active' : 'unavailable'),
     }
     return reply.header('cache-control', 'no-store').send(body)
   })

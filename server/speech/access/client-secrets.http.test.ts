@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientSecretResponseSchema } from '../../../schema/index.ts'
+import { createDiarizer } from '../../engine/diarization/index.ts'
+import { createPyannoteSegmenter } from '../../engine/segmentation/pyannote.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import { connectWs } from '../../testing/ws-client.ts'
 
@@ -87,6 +89,33 @@ describe('POST /v1/realtime/client_secrets', () => {
       ).json(),
     )
     expect(body.session.diarization?.status).toBe('unavailable')
+  })
+
+  it('reports diarization unavailable when the segmentation model is missing, as health does', async () => {
+    const modelless = await startSpeechService({
+      diarizer: createDiarizer({
+        segmenter: createPyannoteSegmenter({ modelPath: '/nonexistent/segmentation.onnx' }),
+      }),
+    })
+    try {
+      const body = clientSecretResponseSchema.parse(
+        await (
+          await mint({ session: { diarization: { enabled: true } } }, modelless.apiKey, modelless)
+        ).json(),
+      )
+      expect(body.session.diarization?.status).toBe('unavailable')
+      const health = (await (await fetch(`${modelless.baseUrl}/health`)).json()) as {
+        engines: { diarization: boolean }
+      }
+      expect(health.engines.diarization).toBe(false)
+      // The service with the model says active.
+      const active = clientSecretResponseSchema.parse(
+        await (await mint({ session: { diarization: { enabled: true } } })).json(),
+      )
+      expect(active.session.diarization?.status).toBe('active')
+    } finally {
+      await modelless.close()
+    }
   })
 
   it('rejects unknown or mistyped fields with a 400 detail naming them', async () => {
