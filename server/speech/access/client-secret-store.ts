@@ -27,7 +27,7 @@ export class ClientSecretStore {
     session: RealtimeSessionConfig,
     ttlSeconds: number,
   ): Promise<{ value: string; keyId: string; expiresAt: number }> {
-    // Creating the key also deletes expired ephemeral keys, their session configurations with them (keys.ts).
+    // Creating the key also deletes expired ephemeral keys, their session configurations with them (key-store.ts).
     return this.db.transaction().execute(async (trx) => {
       const org = await this.organizationName(principal, trx)
       const { id, key, expiresAt } = await this.keys.create(

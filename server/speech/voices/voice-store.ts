@@ -159,7 +159,7 @@ export class VoiceStore {
 
   /**
    * Deletes the consent; its recording, every voice bound to it and their samples go by cascade in the same
-   * statement (db.ts), on every instance at once.
+   * statement (database.ts), on every instance at once.
    */
   async deleteConsent(owner: string, id: string): Promise<boolean> {
     const result = await this.db
