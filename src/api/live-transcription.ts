@@ -16,10 +16,12 @@ function pcm16ToBase64(pcm: Int16Array): string {
   return btoa(binary)
 }
 
-/** A live transcription session through the backend's socket bridge. */
+/** A live transcription session through the backend: its socket bridge, or a WebRTC call (live-webrtc.ts). */
 export interface LiveConnection {
-  /** 24 kHz mono PCM16 from the microphone. */
+  /** 24 kHz mono PCM16 from the microphone (the socket; a WebRTC call streams its own track). */
   sendAudio(pcm: Int16Array): void
+  /** Stops sending the microphone while the last turns finish (WebRTC: the track is muted; the socket: nothing). */
+  endAudio?(): void
   /** Ends the current turn now (the service also ends turns by itself). */
   commit(): void
   close(): void

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { SPEAKER_COUNT_MAX, SPEAKER_COUNT_MIN } from '../../../schema/index.ts'
 import { Enriched } from './Enriched.tsx'
 import { DIARIZATION_STATUS_TEXT, type LiveItem, visibleItems } from './live.ts'
-import { type LiveStatus, useLive } from './live-store.ts'
+import { type LiveStatus, type LiveTransport, useLive } from './live-store.ts'
 
 const STATUS_TEXT: Record<LiveStatus, string> = {
   idle: 'Not listening.',
@@ -18,15 +18,22 @@ function speakerLabel(item: LiveItem, diarizing: boolean): string {
   return item.speaker ?? 'Unattributed'
 }
 
+/** Why WebRTC is not offered with speaker labels on (the service refuses diarization on that transport). */
+export const WEBRTC_NEEDS_NO_LABELS =
+  'Speaker labels need the WebSocket: the service does not attribute speakers over WebRTC. Turn them off to use WebRTC.'
+
 /**
  * Live transcription from the microphone with speaker labels: the backend opens the session (minting the service's
- * ephemeral credential with these settings) and relays it. Words appear as they come; each turn gets its speaker when
- * the service's speakers event for it arrives.
+ * ephemeral credential with these settings) and relays it, over its socket or as a WebRTC call. Words appear as they
+ * come; each turn gets its speaker when the service's speakers event for it arrives (socket only).
  */
 export function LivePanel() {
   const { status, session, error, sentSeconds, start, stop } = useLive()
   const [diarization, setDiarization] = useState(true)
   const [maxSpeakers, setMaxSpeakers] = useState('4')
+  const [chosen, setTransport] = useState<LiveTransport>('websocket')
+  // Speaker labels are a socket feature: with them on, the session goes over the socket whatever was chosen.
+  const transport: LiveTransport = diarization ? 'websocket' : chosen
   const busy = status === 'starting' || status === 'listening' || status === 'stopping'
   const requested = Number(maxSpeakers)
   const valid =
@@ -40,7 +47,7 @@ export function LivePanel() {
         onSubmit={(e) => {
           e.preventDefault()
           if (!valid && diarization) return
-          void start({ diarization, maxSpeakers: diarization ? requested : undefined })
+          void start({ diarization, maxSpeakers: diarization ? requested : undefined, transport })
         }}
         noValidate
       >
@@ -70,6 +77,45 @@ export function LivePanel() {
             </div>
           )}
         </fieldset>
+        <div className="live-transport" role="radiogroup" aria-labelledby="live-transport-label">
+          <span id="live-transport-label" className="live-transport-label">
+            Transport
+          </span>
+          <label className="check">
+            <input
+              type="radio"
+              name="live-transport"
+              value="websocket"
+              checked={transport === 'websocket'}
+              disabled={busy}
+              onChange={() => setTransport('websocket')}
+            />
+            WebSocket
+          </label>
+          <label className="check">
+            <input
+              type="radio"
+              name="live-transport"
+              value="webrtc"
+              checked={transport === 'webrtc'}
+              disabled={busy || diarization}
+              aria-describedby={diarization ? 'live-transport-why' : undefined}
+              onChange={() => setTransport('webrtc')}
+            />
+            WebRTC
+          </label>
+          {diarization && (
+            <p id="live-transport-why" className="live-transport-why">
+              {WEBRTC_NEEDS_NO_LABELS}
+            </p>
+          )}
+          {transport === 'webrtc' && (
+            <p className="live-transport-why">
+              The microphone goes straight to the speech service; the session is not kept among the saved
+              transcripts.
+            </p>
+          )}
+        </div>
         <div className="buttons">
           <button type="submit" disabled={busy}>
             Start listening

@@ -1,16 +1,36 @@
 import { create } from 'zustand'
-import { connectLiveTranscription, type LiveConnection } from '../../api/live-transcription.ts'
+import { explainError } from '../../api/error-text.ts'
+import { ApiRequestError } from '../../api/http.ts'
+import {
+  connectLiveTranscription,
+  type LiveConnection,
+  type LiveHandlers,
+} from '../../api/live-transcription.ts'
+import { connectLiveWebRtc } from '../../api/live-webrtc.ts'
 import { transcriptListQuery } from '../../api/transcripts.ts'
 import { MicCapture } from '../../audio/mic-capture.ts'
 import { queryClient } from '../../state/query-client.ts'
 import { drained, INITIAL_LIVE, isStopNoise, type LiveState, liveReducer } from './live.ts'
 
 /**
- * One live transcription session at a time: the microphone, the socket through the backend, and the session's state
- * folded from the service's events (live.ts).
+ * One live transcription session at a time: the microphone, the connection through the backend (the socket bridge, or
+ * a WebRTC call the backend places), and the session's state folded from the service's events (live.ts).
  */
 
 export type LiveStatus = 'idle' | 'starting' | 'listening' | 'stopping' | 'stopped' | 'error'
+
+/**
+ * How the session reaches the service: the socket bridge (the backend relays every frame, records the session as a
+ * saved transcript, and speaker labels are available), or WebRTC (the microphone goes to the service as Opus; no
+ * speaker labels on that transport, and nothing is recorded by the backend).
+ */
+export type LiveTransport = 'websocket' | 'webrtc'
+
+export interface LiveSettings {
+  diarization: boolean
+  maxSpeakers?: number
+  transport?: LiveTransport
+}
 
 interface LiveStore {
   status: LiveStatus
@@ -18,7 +38,7 @@ interface LiveStore {
   error: string | null
   /** Seconds of microphone audio sent. */
   sentSeconds: number
-  start(settings: { diarization: boolean; maxSpeakers?: number }): Promise<void>
+  start(settings: LiveSettings): Promise<void>
   stop(): Promise<void>
 }
 
@@ -30,6 +50,8 @@ const DRAIN_MS = 12_000
 
 let mic: MicCapture | null = null
 let connection: LiveConnection | null = null
+/** WebRTC: the seconds sent are counted by the clock, since the track streams by itself. */
+let clock: ReturnType<typeof setInterval> | null = null
 
 function microphoneProblem(err: unknown): string {
   const name = (err as { name?: string }).name
@@ -39,8 +61,19 @@ function microphoneProblem(err: unknown): string {
   return `The microphone could not be opened: ${(err as Error).message}`
 }
 
+/** Why a WebRTC call never opened: the backend's or the service's refusal, the microphone, or the network. */
+function callProblem(err: unknown): string {
+  if (err instanceof ApiRequestError) return explainError(err, 'start the live session').title
+  const name = (err as { name?: string }).name
+  if (name === 'NotAllowedError' || name === 'NotFoundError' || name === 'NotReadableError')
+    return microphoneProblem(err)
+  return `The live session could not start over WebRTC: ${(err as Error).message}`
+}
+
 export const useLive = create<LiveStore>((set, get) => {
   const release = async () => {
+    if (clock) clearInterval(clock)
+    clock = null
     const m = mic
     mic = null
     await m?.stop().catch(() => undefined)
@@ -55,9 +88,10 @@ export const useLive = create<LiveStore>((set, get) => {
     async start(settings) {
       if (get().status === 'starting' || get().status === 'listening' || get().status === 'stopping') return
       set({ status: 'starting', session: INITIAL_LIVE, error: null, sentSeconds: 0 })
+      const webrtc = settings.transport === 'webrtc'
       let samples = 0
       const opened = new Promise<void>((resolve, reject) => {
-        connection = connectLiveTranscription(settings, {
+        const handlers: LiveHandlers = {
           onOpen: resolve,
           onEvent: (event) => {
             // Stop after silence: the service's turn detection already ended the turn, so its refusal of the
@@ -68,8 +102,8 @@ export const useLive = create<LiveStore>((set, get) => {
           onClose: ({ code, reason, opened }) => {
             connection = null
             void release()
-            // The backend keeps the session as a saved transcript when it closes.
-            if (opened)
+            // The backend keeps a socket session as a saved transcript when it closes.
+            if (opened && !webrtc)
               setTimeout(
                 () => void queryClient.invalidateQueries({ queryKey: transcriptListQuery.queryKey }),
                 300,
@@ -98,12 +132,29 @@ export const useLive = create<LiveStore>((set, get) => {
                 : (said ?? `The live session ended (${code}${reason ? `: ${reason}` : ''}).`),
             })
           },
-        })
+        }
+        connection = webrtc
+          ? connectLiveWebRtc({
+              ...handlers,
+              onFailed: (err) => {
+                connection = null
+                void release()
+                reject(new Error(callProblem(err)))
+              },
+            })
+          : connectLiveTranscription(settings, handlers)
       })
       try {
         await opened
       } catch (err) {
         set({ status: 'error', error: (err as Error).message })
+        return
+      }
+      if (webrtc) {
+        // The call streams the microphone's track itself.
+        const since = Date.now()
+        clock = setInterval(() => set({ sentSeconds: Math.floor((Date.now() - since) / 1000) }), 1000)
+        set({ status: 'listening' })
         return
       }
       try {
@@ -125,6 +176,7 @@ export const useLive = create<LiveStore>((set, get) => {
       if (get().status !== 'listening') return
       set({ status: 'stopping' })
       await release()
+      connection?.endAudio?.()
       // Only speech in progress needs ending; after a pause the service's turn detection has already ended it.
       const stopped = { committed: get().session.speaking, itemsBefore: get().session.items.length }
       if (stopped.committed) connection?.commit()
