@@ -52,25 +52,28 @@ export function connectLiveWebRtc(
     pc?.close()
     pc = null
   }
-  const hangUp = () => {
+  /** The DELETE first, so the service frees the slot at once; closing the peer connection alone ends the call too. */
+  const hangUp = async () => {
     const at = location
     location = null
-    // The service ends the call when the peer connection closes too; the DELETE frees its slot at once.
-    if (at?.startsWith('/api/')) void apiFetch(at.slice('/api'.length), { method: 'DELETE' }).catch(() => {})
+    if (!at?.startsWith('/api/')) return
+    await apiFetch(at.slice('/api'.length), { method: 'DELETE' }).catch(() => undefined)
   }
   const end = (code: number, reason: string) => {
     if (over) return
     over = true
-    release()
-    hangUp()
-    handlers.onClose({ code, reason, opened })
+    void hangUp().finally(() => {
+      release()
+      handlers.onClose({ code, reason, opened })
+    })
   }
   const fail = (error: unknown) => {
     if (over) return
     over = true
-    release()
-    hangUp()
-    handlers.onFailed(error)
+    void hangUp().finally(() => {
+      release()
+      handlers.onFailed(error)
+    })
   }
 
   void (async () => {
@@ -117,7 +120,7 @@ export function connectLiveWebRtc(
       location = response.headers.get('location')
       const answer = await response.text()
       // Closed while the answer was on its way: hang up what the service just answered.
-      if (over || !pc) return hangUp()
+      if (over || !pc) return void hangUp()
       await pc.setRemoteDescription({ type: 'answer', sdp: answer })
     } catch (error) {
       fail(error)
