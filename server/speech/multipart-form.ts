@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { formatBytes } from '../../schema/index.ts'
+import { formatBytes } from '../../core/bytes.ts'
 import { ApiError, badRequest } from './errors.ts'
 
 /**

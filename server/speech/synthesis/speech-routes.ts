@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { concat } from '../../../core/concat.ts'
 import {
   CONTENT_TYPES,
   DECODING_FIELDS,
@@ -12,13 +13,7 @@ import {
   type Usage,
 } from '../../../schema/index.ts'
 import { encodeWhole, holdWarmEncoders } from '../../engine/codecs/encode.ts'
-import {
-  AUDIO_TOKENS_PER_SECOND,
-  concatPcm,
-  normalizeLoudness,
-  type Synthesizer,
-  speak,
-} from '../../engine/index.ts'
+import { AUDIO_TOKENS_PER_SECOND, normalizeLoudness, type Synthesizer, speak } from '../../engine/index.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import {
@@ -199,7 +194,7 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
       // loudness-normalized, something a stream cannot do (docs/api.md).
       const parts: Int16Array[] = []
       for await (const chunk of pcm) parts.push(chunk)
-      const whole = normalizeLoudness(concatPcm(parts), SAMPLE_RATE)
+      const whole = normalizeLoudness(concat(parts, Int16Array), SAMPLE_RATE)
       if (req.responseFormat === 'wav')
         return reply.send(Buffer.concat([wavHeader(whole.byteLength), pcmBytes(whole)]))
       if (req.responseFormat === 'pcm') return reply.send(pcmBytes(whole))

@@ -1,8 +1,8 @@
+import { PhraseBuffer } from '../../../core/phrase-buffer.ts'
 import {
   MAX_APPEND_CHARS,
   MAX_SESSION_CHARS,
   MAX_TTS_FRAME_BYTES,
-  PhraseBuffer,
   SAMPLE_RATE,
   type TtsServerMessage,
   ttsClientMessageSchema,

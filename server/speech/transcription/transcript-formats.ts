@@ -1,11 +1,3 @@
-import type {
-  DiarizationBlock,
-  TranscriptionJson,
-  TranscriptionResponseFormat,
-  TranscriptionVerboseJson,
-  TranscriptionWarning,
-  TranscriptSegment,
-} from '../../../schema/index.ts'
 import {
   finishCues,
   renderSrt,
@@ -14,7 +6,15 @@ import {
   splitCues,
   subtitleTime,
   wordsOverSpan,
-} from '../../../schema/subtitle-cues.ts'
+} from '../../../core/subtitle-cues.ts'
+import type {
+  DiarizationBlock,
+  TranscriptionJson,
+  TranscriptionResponseFormat,
+  TranscriptionVerboseJson,
+  TranscriptionWarning,
+  TranscriptSegment,
+} from '../../../schema/index.ts'
 
 /** The upload's response bodies (docs/transcription.md): json, verbose_json, text, srt and vtt. */
 
@@ -44,7 +44,7 @@ const round3 = (s: number) => Math.round(s * 1000) / 1000
 export const timestamp = subtitleTime
 
 /**
- * Subtitle cues (schema/subtitle-cues.ts): each segment's words cut into cues of at most 7 s and two lines of at most
+ * Subtitle cues (core/subtitle-cues.ts): each segment's words cut into cues of at most 7 s and two lines of at most
  * 42 characters, at word boundaries; a cue never spans two segments.
  */
 export function subtitleCues(segments: TranscriptParts['segments']): SubtitleCue[] {

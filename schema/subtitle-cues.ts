@@ -1,2 +1,0 @@
-// re-export until server/speech|studio import core directly
-export * from '../core/subtitle-cues.ts'
