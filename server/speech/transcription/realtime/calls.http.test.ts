@@ -104,6 +104,19 @@ describe('POST /v1/realtime/calls with a real WebRTC peer', () => {
     120_000,
   )
 
+  it('survives peers that hang up the moment their channel opens, with no slot left held', async () => {
+    // The service sends the events it held (session.created) as the channel opens; a peer gone by then closes the
+    // channel under it. Ten such calls: no uncaught error (vitest fails the run on one), every slot back.
+    for (let i = 0; i < 10; i++) {
+      const call = await dial()
+      expect(call.response.status).toBe(201)
+      await call.opened
+      call.close()
+    }
+    await expect.poll(() => svc.service.asrSlots.held(), { timeout: 20_000 }).toBe(0)
+    expect((await fetch(`${svc.baseUrl}/health`)).status).toBe(200)
+  }, 60_000)
+
   it('frees the slot of an answered offer that never connects, within the connect timeout', async () => {
     const call = await dial({ answer: false })
     expect(call.response.status).toBe(201)

@@ -122,8 +122,17 @@ export class WebRtcCall {
   /** Sends one event on the data channel (held until the browser's channel opens). */
   send(data: string) {
     if (this.over) return
-    if (this.channel?.readyState === 'open') this.channel.send(data)
+    if (this.channel?.readyState === 'open') this.deliver(this.channel, data)
     else this.pending.push(data)
+  }
+
+  /** A channel can close between the check and the send (the peer leaving as it opens): that ends the call, no throw. */
+  private deliver(channel: RTCDataChannel, data: string) {
+    try {
+      channel.send(data)
+    } catch {
+      this.end('peer_closed')
+    }
   }
 
   end(reason: CallEndReason) {
@@ -145,7 +154,7 @@ export class WebRtcCall {
       if (this.channel) return channel.close()
       this.channel = channel
       channel.onopen = () => {
-        for (const data of this.pending.splice(0)) channel.send(data)
+        for (const data of this.pending.splice(0)) if (!this.over) this.deliver(channel, data)
       }
       channel.onmessage = ({ data }) => {
         if (typeof data === 'string') this.events.message(data)
