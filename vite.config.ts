@@ -49,6 +49,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'server/studio/proxy/server-timing.http.test.ts': 'timing headers on a proxied stream',
   'server/studio/proxy/upstream-abort.http.test.ts': 'a cancelled request ending at the service',
   'server/studio/proxy/tts-live.ws.test.ts': 'live text through the socket bridge',
+  'server/studio/live/calls.http.test.ts': 'the WebRTC call relay (whose call it is: in process)',
   'server/speech/access/client-secrets.http.test.ts':
     'secret minting and WebRTC signalling (ephemeral keys: key store)',
   'server/speech/synthesis/cloning.http.test.ts': 'one-request cloning, never stored',

@@ -345,6 +345,9 @@ for (const [transport, t] of Object.entries(byTransport))
 
 await service.close()
 rmSync(dir, { recursive: true, force: true })
+// libwebrtc's threads outlive a natural exit once a peer connection was made (a segfault as Node tears down);
+// an explicit exit ends the process cleanly, as the servers' own signal handlers do.
+process.exit(0)
 
 /**
  * One realtime session streaming `audio` (16 kHz) at real-time pace over `transport`: the live words with their

@@ -3,7 +3,8 @@ import wrtc from '@roamhq/wrtc'
 /**
  * A WebRTC peer as a browser would be (libwebrtc through @roamhq/wrtc): it offers one audio track and opens the
  * `oai-events` data channel, posts the offer to `POST /v1/realtime/calls`, and streams 16 kHz audio into the call in
- * real time, 10 ms a frame. Events from the service are collected as they arrive.
+ * real time, 10 ms a frame. Events from the service are collected as they arrive. (`placeCall` posts the offer
+ * elsewhere: webrtc-studio-peer.ts goes through the studio.)
  */
 export interface TestCall {
   response: Response
@@ -21,10 +22,32 @@ export interface TestCall {
   close(): void
 }
 
-export async function callService(
+/** Dials the service directly: `POST /v1/realtime/calls` with `key`, the offer alone or with a session form. */
+export function callService(
   baseUrl: string,
   key: string,
   opts: { session?: Record<string, unknown>; answer?: boolean } = {},
+): Promise<TestCall> {
+  return placeCall((offer) => {
+    const body = opts.session ? form(offer, opts.session) : offer
+    return fetch(`${baseUrl}/v1/realtime/calls`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(typeof body === 'string' ? { 'content-type': 'application/sdp' } : {}),
+      },
+      body,
+    })
+  }, opts)
+}
+
+/**
+ * Makes the offer, has `place` post it wherever the call goes (the service, or the studio), and sets the answer of a
+ * 201 (unless `answer: false`: an answered call that never connects).
+ */
+export async function placeCall(
+  place: (offer: string) => Promise<Response>,
+  opts: { answer?: boolean } = {},
 ): Promise<TestCall> {
   const pc = new wrtc.RTCPeerConnection({ iceServers: [] })
   const source = new wrtc.nonstandard.RTCAudioSource()
@@ -45,16 +68,7 @@ export async function callService(
     if (pc.iceGatheringState === 'complete') return resolve()
     pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve()
   })
-  const offer = pc.localDescription?.sdp ?? ''
-  const body = opts.session ? form(offer, opts.session) : offer
-  const response = await fetch(`${baseUrl}/v1/realtime/calls`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(typeof body === 'string' ? { 'content-type': 'application/sdp' } : {}),
-    },
-    body,
-  })
+  const response = await place(pc.localDescription?.sdp ?? '')
   if (response.status === 201 && opts.answer !== false) {
     await pc.setRemoteDescription({ type: 'answer', sdp: await response.clone().text() })
   }
