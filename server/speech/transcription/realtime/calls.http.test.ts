@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createSocket } from 'node:dgram'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningService, startSpeechService } from '../../../testing/service.ts'
 import { realSpeechAvailable, spokenDigits } from '../../../testing/speakers.ts'
@@ -116,6 +118,36 @@ describe('POST /v1/realtime/calls with a real WebRTC peer', () => {
     await expect.poll(() => svc.service.asrSlots.held(), { timeout: 20_000 }).toBe(0)
     expect((await fetch(`${svc.baseUrl}/health`)).status).toBe(200)
   }, 60_000)
+
+  it.skipIf(!realSpeechAvailable())(
+    'ignores a flood of foreign UDP at the call’s port (garbage, forged STUN, DTLS and RTP) and goes on transcribing',
+    async () => {
+      const call = await dial()
+      await call.opened
+      await call.next((m) => m.type === 'session.created')
+      const answer = await call.response.clone().text()
+      const port = Number(/ 127\.0\.0\.1 (\d+) typ host/.exec(answer)?.[1])
+      const flood = createSocket('udp4')
+      const heads = [[0x00, 0x01], [0x16, 0xfe, 0xfd], [0x80, 0x6f], []]
+      for (let i = 0; i < 3000; i++) {
+        const packet = randomBytes(12 + (i % 1200))
+        Buffer.from(heads[i % heads.length] as number[]).copy(packet)
+        flood.send(packet, port, '127.0.0.1')
+        if (i % 200 === 0) await new Promise((resolve) => setImmediate(resolve))
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      flood.close()
+      const playing = call.play(digits)
+      const delta = await call.next(
+        (m) => m.type === 'conversation.item.input_audio_transcription.delta',
+        60_000,
+      )
+      expect(String(delta.delta).length).toBeGreaterThan(0)
+      await playing
+      expect(svc.service.asrSlots.held()).toBe(1)
+    },
+    120_000,
+  )
 
   it('frees the slot of an answered offer that never connects, within the connect timeout', async () => {
     const call = await dial({ answer: false })
