@@ -18,8 +18,11 @@ import { connectWs, type WsTestClient } from '../../testing/ws-client.ts'
  * project, whose setup makes sure Redis answers. Algorithm: limits/redis-slots.ts and docs/deploy.md, Shared limits.
  */
 const REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-/** Short, so that a killed instance's slot comes back quickly; long enough that a release is told from an expiry. */
-const LEASE_TTL_MS = 3000
+/**
+ * Short, so that a killed instance's slot comes back quickly; long enough that a release is told from an expiry, and
+ * that a loaded machine still asks about the dead instance's slot before its lease runs out (3 s was not always).
+ */
+const LEASE_TTL_MS = 5000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 type Instance = SpeechProcess
