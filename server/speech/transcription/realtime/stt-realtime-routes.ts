@@ -6,7 +6,7 @@ import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { authenticate } from '../../access/auth.ts'
 import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
-import { ApiError, badRequest, invalidField, upgradeRequired } from '../../errors.ts'
+import { badRequest, invalidField, recognitionUnavailable, upgradeRequired } from '../../errors.ts'
 import type { SlotPool } from '../../limits/slots.ts'
 import { applySessionConfig, defaultSettings, SessionConfigError, type SttSettings } from './stt-config.ts'
 import { type SessionSpeakerTracker, SttSession } from './stt-session.ts'
@@ -53,14 +53,7 @@ async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<St
     } else throw badRequest(`Unknown query parameter ${JSON.stringify(name)}.`, name)
   }
   if (!(await deps.recognizer.available())) {
-    throw new ApiError(
-      503,
-      'envelope',
-      'Speech recognition is not installed on this server.',
-      'recognition_unavailable',
-      null,
-      'server_error',
-    )
+    throw recognitionUnavailable('Speech recognition is not installed on this server.')
   }
   let settings = defaultSettings()
   const minted = principal.kind === 'ephemeral' ? await deps.secrets.sessionFor(principal.keyId) : null

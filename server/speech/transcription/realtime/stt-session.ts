@@ -240,7 +240,7 @@ export class SttSession {
         this.media = await PcmInput.create(rate)
       }
       const incoming = this.media.pushSamples(piece)
-      if (!this.settings.turnDetection && this.buffer.length + incoming.length > MAX_MANUAL_BUFFER_SAMPLES) {
+      if (this.overflowsManualBuffer(incoming.length)) {
         if (!this.mediaDropped)
           this.error({
             code: 'input_audio_buffer_full',
@@ -378,19 +378,21 @@ export class SttSession {
         param: 'audio',
       })
     }
-    if (!this.settings.turnDetection) {
-      const incoming = Math.ceil(((size / 2) * ENGINE_RATE) / this.settings.rate)
-      if (this.buffer.length + incoming > MAX_MANUAL_BUFFER_SAMPLES) {
-        return this.error({
-          code: 'input_audio_buffer_full',
-          message:
-            'Without turn detection at most 10 minutes of audio may wait for a commit; commit or clear first.',
-          param: 'audio',
-        })
-      }
+    if (this.overflowsManualBuffer(Math.ceil(((size / 2) * ENGINE_RATE) / this.settings.rate))) {
+      return this.error({
+        code: 'input_audio_buffer_full',
+        message:
+          'Without turn detection at most 10 minutes of audio may wait for a commit; commit or clear first.',
+        param: 'audio',
+      })
     }
     const samples = (this.input as PcmInput).push(Buffer.from(audio, 'base64'))
     await this.feed(samples)
+  }
+
+  /** Without turn detection, `incoming` more samples would pass the 10 minutes that may wait for a commit. */
+  private overflowsManualBuffer(incoming: number): boolean {
+    return !this.settings.turnDetection && this.buffer.length + incoming > MAX_MANUAL_BUFFER_SAMPLES
   }
 
   /** New 16 kHz audio: buffered, and passed through the turn detector when there is one. */
