@@ -11,8 +11,9 @@ import { writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { cosineSimilarity } from '../server/engine/speaker/embedder.ts'
 import { FRAMES_PER_SECOND } from '../server/engine/speaker/features.ts'
-import { MIN_VOICED_FRAMES, type Population, standardize } from '../server/engine/speaker/mfcc-embedder.ts'
+import { MIN_VOICED_FRAMES, standardize } from '../server/engine/speaker/mfcc-embedder.ts'
 import { POPULATION } from '../server/engine/speaker/population.ts'
+import type { Population } from '../server/engine/speaker/statistics.ts'
 import {
   analyzeSpeech,
   STATISTICS_DIMENSION,
@@ -190,7 +191,7 @@ function writePopulation(population: Population) {
  * excerpts in shared/data/diarization: a fixed standardisation, not a trained model. Written by
  * \`npx tsx bench/speaker-eer.ts --fit\`; refit whenever the statistics change (and bump the embedder's version).
  */
-import type { Population } from './mfcc-embedder.ts'
+import type { Population } from './statistics.ts'
 
 export const POPULATION: Population = {
   mean: [${list(population.mean)}],

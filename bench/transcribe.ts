@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
 import { concat } from '../core/concat.ts'
+import { loadConfig } from '../server/config.ts'
 import { decodeAudio } from '../server/engine/codecs/decode.ts'
 import { createDiarizer, diarizationError } from '../server/engine/diarization/index.ts'
 import { parseRttm } from '../server/engine/diarization/rttm.ts'
@@ -106,7 +107,9 @@ const files = SMOKE
     ]
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-transcribe-'))
-const service = await createSpeechService({ dataDir: dir })
+// POCKETSPHINX_STREAMING=off compares the decoder that decodes again (docs/transcription.md).
+const { recognition } = loadConfig().speech
+const service = await createSpeechService({ dataDir: dir, recognition })
 const base = await service.app.listen({ port: 0, host: '127.0.0.1' })
 const key = (await service.keys.create({ kind: 'organization', org: 'bench' })).key
 const diarizer = createDiarizer()
@@ -186,7 +189,7 @@ let unattributed = 0
 /** Who spoke: 10 ms frames of one reference speaker alone inside the items, and those the speakers events named right. */
 const naming = { frames: 0, right: 0, unnamed: 0 }
 const reference = parseRttm(readFileSync(meetingFile('train.rttm'), 'utf8'))
-const offlineRecognizer = createPocketSphinxRecognizer()
+const offlineRecognizer = createPocketSphinxRecognizer(recognition)
 for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const audio = (excerpts[f] as Float32Array).subarray(0, STREAMED_SECONDS * RATE)
   // The known positions: the whole excerpt decoded offline, before the session starts (not timed).
@@ -314,7 +317,7 @@ const byTransport: Record<'WebSocket' | 'WebRTC', { delays: number[]; errors: nu
   WebSocket: { delays: [], errors: 0, reference: 0 },
   WebRTC: { delays: [], errors: 0, reference: 0 },
 }
-const transportRecognizer = createPocketSphinxRecognizer()
+const transportRecognizer = createPocketSphinxRecognizer(recognition)
 for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
   const audio = (excerpts[f] as Float32Array).subarray(0, STREAMED_SECONDS * RATE)
   const offline = (await transportRecognizer.transcribe(audio)).words

@@ -34,6 +34,36 @@ const cases: Array<{ rule: string; path: string; source: string; expect: RegExp 
     expect: /Engines know nothing/,
   },
   {
+    rule: 'product code does not import test helpers',
+    path: 'server/engine/__lint_fixture_testing.ts',
+    source: "import { meetingFile } from '../testing/meetings.ts'\nexport const x = meetingFile\n",
+    expect: /does not import test helpers/,
+  },
+  {
+    rule: 'the speech service knows nothing of the studio',
+    path: 'server/speech/__lint_fixture.ts',
+    source: "import { createStudio } from '../studio/app.ts'\nexport const x = createStudio\n",
+    expect: /knows nothing of the studio/,
+  },
+  {
+    rule: 'only server/config.ts reads the environment',
+    path: 'server/speech/__lint_fixture_env.ts',
+    source: 'export const x = process.env.SPEECH_PORT\n',
+    expect: /noProcessEnv/,
+  },
+  {
+    rule: 'no import cycles, type-only imports included (one side)',
+    path: 'server/engine/__lint_fixture_cycle_a.ts',
+    source: "import type { B } from './__lint_fixture_cycle_b.ts'\nexport interface A {\n  b?: B\n}\n",
+    expect: /part of a cycle/,
+  },
+  {
+    rule: 'no import cycles, type-only imports included (the other side)',
+    path: 'server/engine/__lint_fixture_cycle_b.ts',
+    source: "import type { A } from './__lint_fixture_cycle_a.ts'\nexport interface B {\n  a?: A\n}\n",
+    expect: /part of a cycle/,
+  },
+  {
     rule: 'a page may not import another page',
     path: 'src/pages/voices/__lint_fixture.ts',
     source: "import { ScriptPage } from '../script/ScriptPage.tsx'\nexport const x = ScriptPage\n",

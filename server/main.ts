@@ -1,9 +1,8 @@
 import { join, resolve } from 'node:path'
 import { Redis } from 'ioredis'
-import { DEFAULT_SPEECH_PORT, DEFAULT_STUDIO_PORT, dataDir, envPort, LOOPBACK } from './config.ts'
+import { LOOPBACK, loadConfig } from './config.ts'
 import { redactingLogger } from './logging.ts'
-import { createSpeechService, limitsFromEnv, type SpeechService } from './speech/app.ts'
-import { sharedLimitsFromEnv } from './speech/limits/pools.ts'
+import { createSpeechService, type SpeechService } from './speech/app.ts'
 import { createStudio, type Upstream } from './studio/app.ts'
 import { isLoopbackName, parseOrigins } from './studio/auth/host-guard.ts'
 import { openStudioStorage, Settings } from './studio/database.ts'
@@ -13,13 +12,13 @@ import { openStudioStorage, Settings } from './studio/database.ts'
  * This is the composition root, the one place that knows both parts; the studio itself reaches the service
  * over HTTP only.
  */
-const dir = dataDir()
-const host = process.env.HOST ?? LOOPBACK
-const studioPort = envPort('PORT', DEFAULT_STUDIO_PORT)
-const logger = redactingLogger(process.env.LOG_LEVEL ?? 'warn')
+const config = loadConfig()
+const dir = config.dataDir
+const { host, port: studioPort } = config.studio
+const logger = redactingLogger(config.logLevel ?? 'warn')
 
 // Where people open the studio; required off loopback, where no name can be trusted by default (studio/auth/host-guard.ts).
-const origins = parseOrigins(process.env.STUDIO_ORIGIN)
+const origins = parseOrigins(config.studio.origin)
 const loopbackOnly = isLoopbackName(host)
 if (!loopbackOnly && origins.length === 0)
   throw new Error(
@@ -29,35 +28,25 @@ if (!loopbackOnly && origins.length === 0)
 // The backend's state: studio.db in the data directory, or PostgreSQL with DATABASE_URL (docs/deploy.md).
 const studioDb = await openStudioStorage({
   dataDir: dir,
-  databaseUrl: process.env.DATABASE_URL,
-  schema: process.env.STUDIO_DATABASE_SCHEMA,
+  databaseUrl: config.databaseUrl,
+  schema: config.studio.databaseSchema,
 })
 const settings = new Settings(studioDb)
 // With REDIS_URL the sign-in limit is counted there, shared by every instance; without it, in memory.
 // A Redis that cannot be reached at start stops the start; one lost later makes sign-ins answer 503 until it is back.
-const redis = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL) : undefined
+const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
 
 let speech: SpeechService | undefined
 let upstream: Upstream
 
-if (process.env.SVC_BASE_URL) {
-  const apiKey = process.env.SVC_API_KEY
-  if (!apiKey)
-    throw new Error('SVC_BASE_URL is set but SVC_API_KEY is not: the backend needs a key for the service.')
-  upstream = { baseUrl: process.env.SVC_BASE_URL, apiKey, kind: 'remote' }
+if (config.studio.upstream) {
+  upstream = { ...config.studio.upstream, kind: 'remote' }
 } else {
   // The service's state goes where the backend's does: speech.db beside studio.db, or the same PostgreSQL database
   // in its own schema (SPEECH_DATABASE_SCHEMA, default `speech`).
-  speech = await createSpeechService({
-    dataDir: dir,
-    databaseUrl: process.env.DATABASE_URL,
-    databaseSchema: process.env.SPEECH_DATABASE_SCHEMA,
-    logger,
-    limits: limitsFromEnv(),
-    // With REDIS_URL the concurrency limits are leases in Redis, shared by every instance (docs/deploy.md).
-    sharedLimits: sharedLimitsFromEnv(),
-  })
-  const speechPort = envPort('SPEECH_PORT', DEFAULT_SPEECH_PORT)
+  // With REDIS_URL the concurrency limits are leases in Redis, shared by every instance (docs/deploy.md).
+  speech = await createSpeechService({ ...config.speech, logger })
+  const speechPort = config.speech.port
   await speech.app.listen({ port: speechPort, host: LOOPBACK })
   // In the background: the first previews are as fast as later ones once it is done (speech/synthesis/warm-up.ts).
   void speech.warmUp()

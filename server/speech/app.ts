@@ -5,7 +5,11 @@ import { ASR_CONCURRENT_SESSIONS, TTS_IDLE_TIMEOUT_MS, TTS_SESSION_MS } from '..
 import { createDiarizer, type Diarizer } from '../engine/diarization/index.ts'
 import { createSegmentedSpeakerTracker } from '../engine/diarization/online-segmented.ts'
 import { createEspeakSynthesizer, type Synthesizer } from '../engine/index.ts'
-import { createPocketSphinxRecognizer, type Recognizer } from '../engine/recognition/index.ts'
+import {
+  createPocketSphinxRecognizer,
+  type PocketSphinxOptions,
+  type Recognizer,
+} from '../engine/recognition/index.ts'
 import {
   createSpeakerEmbedder,
   DEFAULT_VERIFICATION_THRESHOLD,
@@ -27,14 +31,14 @@ import {
 } from './errors.ts'
 import { openSlotPools, type SharedLimitsOptions } from './limits/pools.ts'
 import type { SlotPool } from './limits/slots.ts'
-import { buildOpenApiDocument } from './openapi.ts'
+import { healthRouteSchema, registerOpenApi } from './openapi.ts'
 import { ContinuationStore } from './synthesis/continuation-store.ts'
 import { synthesisPlugin } from './synthesis/synthesis-plugin.ts'
 import { warmUpSpeech } from './synthesis/warm-up.ts'
 import { LocalTranscriptionJobs, type TranscriptionJobs } from './transcription/jobs.ts'
 import type { SessionSpeakerTracker, SttSession } from './transcription/realtime/stt-session.ts'
-import { type CallNetwork, callNetworkFromEnv } from './transcription/realtime/webrtc-call.ts'
-import { SharedTranscriptionJobs, transcriptionWorkersFromEnv } from './transcription/shared-jobs.ts'
+import { type CallNetwork, DEFAULT_CALL_NETWORK } from './transcription/realtime/webrtc-call.ts'
+import { SharedTranscriptionJobs } from './transcription/shared-jobs.ts'
 import { transcriptionPlugin } from './transcription/transcription-plugin.ts'
 import { VoiceService } from './voices/voice-service.ts'
 import { VoiceStore } from './voices/voice-store.ts'
@@ -48,11 +52,13 @@ export interface SpeechServiceOptions {
   databaseSchema?: string | undefined
   synthesizer?: Synthesizer
   recognizer?: Recognizer
+  /** Where the default recognizer finds PocketSphinx, and whether it streams (config.ts: POCKETSPHINX_*). */
+  recognition?: PocketSphinxOptions
   /** Upload diarization (default: the engine's diarizer). A diarizer that throws is how `failed` is tested. */
   diarizer?: Diarizer
   /** Realtime speaker tracking, one tracker per session (default: the online tracker on the segmentation model). */
   speakerTracker?: (opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>
-  /** Deployment switch for diarization, uploads and realtime; default from env: off when SPEECH_DIARIZATION=off. */
+  /** Deployment switch for diarization, uploads and realtime; default on (config.ts: SPEECH_DIARIZATION). */
   diarizationEnabled?: boolean
   embedder?: SpeakerEmbedder
   /** Overrides the engine's voice preparation version (tests of re-preparation). */
@@ -63,12 +69,11 @@ export interface SpeechServiceOptions {
   sharedLimits?: SharedLimitsOptions | undefined
   /**
    * Transcription jobs this instance runs at once from the queue every instance shares when both `sharedLimits` and
-   * `databaseUrl` are given (transcription/shared-jobs.ts); 0 takes none. Default: `SPEECH_TRANSCRIPTION_WORKERS`,
-   * else 2.
+   * `databaseUrl` are given (transcription/shared-jobs.ts); 0 takes none. Default 2.
    */
   transcriptionWorkers?: number
-  /** Where WebRTC calls offer their media and how long they wait for a silent peer; default from env (webrtc-call.ts). */
-  callNetwork?: CallNetwork
+  /** Where WebRTC calls offer their media and how long they wait for a silent peer (default: DEFAULT_CALL_NETWORK). */
+  callNetwork?: Partial<CallNetwork>
 }
 
 export interface SpeechLimits {
@@ -116,19 +121,6 @@ const DEFAULT_LIMITS: SpeechLimits = {
 /** The largest WebSocket message of any socket (realtime transcription, contract 8); smaller limits are per route. */
 const MAX_WS_MESSAGE_BYTES = 24 * 1024 * 1024
 
-/** Deployment switches read from the environment (README, Configuration). */
-export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<SpeechLimits> {
-  const limits: Partial<SpeechLimits> = { redirectWhenBusy: env.SPEECH_REDIRECT_WHEN_BUSY === '1' }
-  const threshold = env.SPEECH_VERIFICATION_THRESHOLD
-  if (threshold) {
-    const value = Number(threshold)
-    if (!(value >= -1 && value <= 1))
-      throw new Error(`SPEECH_VERIFICATION_THRESHOLD must be from -1 to 1, got ${threshold}`)
-    limits.verificationThreshold = value
-  }
-  return limits
-}
-
 export interface SpeechService {
   app: FastifyInstance
   keys: KeyStore
@@ -164,12 +156,12 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const ttsSlots = pools.tts
   const asrSlots = pools.asr
   const sttSessions = new Set<SttSession>()
-  const diarizationEnabled = opts.diarizationEnabled ?? process.env.SPEECH_DIARIZATION !== 'off'
+  const diarizationEnabled = opts.diarizationEnabled ?? true
   const diarizer = opts.diarizer ?? createDiarizer()
   /** Switched on, and its model present and intact: what health and minted sessions report. */
   const diarizationAvailable = async () => diarizationEnabled && ((await diarizer.available?.()) ?? true)
   const speakerTracker = opts.speakerTracker ?? createSegmentedSpeakerTracker
-  const recognizer = opts.recognizer ?? createPocketSphinxRecognizer()
+  const recognizer = opts.recognizer ?? createPocketSphinxRecognizer(opts.recognition)
   const voices = new VoiceService({
     store: await VoiceStore.open(storage, opts.dataDir),
     synthesizer,
@@ -214,10 +206,10 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   })
   // Multipart routes (voices, consents, transcriptions, one-request cloning) set their own size limits per request.
   await app.register(multipart)
-  const openApi = buildOpenApiDocument()
-  app.get('/openapi.json', async () => openApi)
+  // Before any route: the document is made from the routes registered after it.
+  await registerOpenApi(app)
   // A database that does not answer makes the instance unhealthy (503), so a load balancer sends work elsewhere.
-  app.get('/health', async (_request, reply) => {
+  app.get('/health', { schema: healthRouteSchema }, async (_request, reply) => {
     const [database, recognition, limitStore, diarization] = await Promise.all([
       pingDatabase(storage.db),
       recognizer.available(),
@@ -265,7 +257,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
           url: opts.sharedLimits.url,
           prefix: opts.sharedLimits.prefix,
           heartbeatTtlMs: opts.sharedLimits.leaseTtlMs,
-          workers: opts.transcriptionWorkers ?? transcriptionWorkersFromEnv(),
+          workers: opts.transcriptionWorkers ?? 2,
           storage,
           engines,
           log: app.log,
@@ -281,7 +273,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
     createVad: createStreamingVad,
     createTracker: diarizationEnabled ? speakerTracker : null,
     sessions: sttSessions,
-    network: opts.callNetwork ?? callNetworkFromEnv(),
+    network: { ...DEFAULT_CALL_NETWORK, ...opts.callNetwork },
   })
   await app.register(accessPlugin, { keys, secrets, diarizationAvailable })
   const closing = new AbortController()

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dropPostgresSchema } from '../storage/index.ts'
+import { TEST_BACKEND, TEST_DATABASE_URL } from '../testing/backends.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
-import { TEST_BACKEND, TEST_DATABASE_URL } from '../testing/studio.ts'
 
 /**
  * The service and its database (docs/deploy.md, "The speech service: storage"): `/health` reports it, and a

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { TEST_BACKEND, TEST_DATABASE_URL } from '../testing/studio.ts'
+import { TEST_BACKEND, TEST_DATABASE_URL } from '../testing/backends.ts'
 import { dropPostgresSchema, isStorageUnavailable, openStorage, type StorageMigration } from './index.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'storage-'))

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { openSpeechStorage, type SpeechStorage } from '../speech/database.ts'
 import { dropPostgresSchema } from '../storage/index.ts'
-import { TEST_BACKEND, TEST_DATABASE_URL } from './studio.ts'
+import { TEST_BACKEND, TEST_DATABASE_URL } from './backends.ts'
 
 /**
  * Where a test's speech service keeps its state: the throwaway data directory's speech.db by default, or — under

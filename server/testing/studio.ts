@@ -9,20 +9,8 @@ import { dropPostgresSchema } from '../storage/index.ts'
 import { createStudio, type StudioOptions } from '../studio/app.ts'
 import { UserStore } from '../studio/auth/users.ts'
 import { openStudioStorage, type StudioStorage } from '../studio/database.ts'
+import { TEST_BACKEND, TEST_DATABASE_URL } from './backends.ts'
 import type { RunningService } from './service.ts'
-
-/**
- * Which storage the studio's tests run on: SQLite (a throwaway studio.db) by default, PostgreSQL with
- * `STUDIO_TEST_DATABASE=postgres` — the `postgres` project of vite.config.ts runs the same suites that way. Each
- * studio then gets a fresh schema in `STUDIO_TEST_DATABASE_URL` (default the local `test` database), dropped when it
- * closes. A PostgreSQL that cannot be reached fails the tests; it never skips them.
- */
-export const TEST_BACKEND: 'sqlite' | 'postgres' =
-  process.env.STUDIO_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite'
-export const TEST_DATABASE_URL =
-  process.env.STUDIO_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-/** The Redis of the tests that need one (the shared sign-in limit). */
-export const TEST_REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** One throwaway database for the studio's state, which any number of studios (or CLIs) may open. */
 export interface TestDatabase {

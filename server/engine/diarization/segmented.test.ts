@@ -7,7 +7,7 @@ import {
   spokenDigits,
   talkOver,
 } from '../../testing/speakers.ts'
-import { silence } from '../speaker/test-audio.ts'
+import { silence } from '../../testing/audio-16k.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
 import { createSegmentationDiarizer } from './segmented.ts'

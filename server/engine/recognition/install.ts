@@ -18,10 +18,10 @@ export interface PocketSphinxInstall {
   dictionary: string
 }
 
-/** Options win over the environment (`POCKETSPHINX_BIN`, `POCKETSPHINX_MODEL_DIR`), which wins over the defaults. */
+/** The given paths, else where the Debian packages put them (the launcher passes POCKETSPHINX_*: server/config.ts). */
 export function resolveInstall(opts: { binary?: string; modelDir?: string }): PocketSphinxInstall {
-  const binary = opts.binary ?? process.env.POCKETSPHINX_BIN ?? DEFAULT_BINARY
-  const modelDir = opts.modelDir ?? process.env.POCKETSPHINX_MODEL_DIR ?? DEFAULT_MODEL_DIR
+  const binary = opts.binary ?? DEFAULT_BINARY
+  const modelDir = opts.modelDir ?? DEFAULT_MODEL_DIR
   return {
     binary,
     acousticModel: join(modelDir, 'en-us'),

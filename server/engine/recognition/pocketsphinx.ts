@@ -18,11 +18,11 @@ import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFra
 import { openWarmDecoder } from './warm-decoder.ts'
 
 export interface PocketSphinxOptions {
-  /** `pocketsphinx_batch`; else env POCKETSPHINX_BIN; else /usr/bin/pocketsphinx_batch. */
+  /** `pocketsphinx_batch` (default /usr/bin/pocketsphinx_batch). */
   binary?: string
   /**
-   * The directory holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`; else env
-   * POCKETSPHINX_MODEL_DIR; else /usr/share/pocketsphinx/model/en-us.
+   * The directory holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`
+   * (default /usr/share/pocketsphinx/model/en-us).
    */
   modelDir?: string
   /** Decodes running at once (default 2, one per core); further calls wait their turn. */
@@ -32,8 +32,8 @@ export interface PocketSphinxOptions {
   /** Least score at which `checkPhrase` says matched (default 0.8: a word error rate up to 20 %). */
   phraseThreshold?: number
   /**
-   * Live words from the streaming decoder (stream-decoder.ts) where it can be built (default: yes, unless the
-   * environment sets `POCKETSPHINX_STREAMING=off`, which the benchmarks use to compare).
+   * Live words from the streaming decoder (stream-decoder.ts) where it can be built (default: yes; off decodes
+   * again instead, which the benchmarks use to compare).
    */
   streaming?: boolean
 }
@@ -63,7 +63,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
     ...COMMON_ARGS,
     ...SEARCH_ARGS,
   ]
-  const streaming = opts.streaming ?? process.env.POCKETSPHINX_STREAMING !== 'off'
+  const streaming = opts.streaming ?? true
 
   /** Fails closed, checks the install on every call (it may be removed or added while running), tracks the call. */
   const call = <T>(

@@ -5,17 +5,12 @@
  */
 import type { SpeakerEmbedder } from './embedder.ts'
 import { POPULATION } from './population.ts'
-import { analyzeSpeech, STATISTICS_DIMENSION, speakerStatistics } from './statistics.ts'
+import { analyzeSpeech, type Population, STATISTICS_DIMENSION, speakerStatistics } from './statistics.ts'
 
 /** One second of voiced frames: less gives statistics too noisy to compare. */
 export const MIN_VOICED_FRAMES = 100
 
 /** Mean and standard deviation of each statistic over many voices. */
-export interface Population {
-  mean: ArrayLike<number>
-  scale: ArrayLike<number>
-}
-
 export function createMfccEmbedder(): SpeakerEmbedder {
   return {
     version: 'mfcc-stats-v1',

@@ -3,7 +3,7 @@
  * excerpts in shared/data/diarization: a fixed standardisation, not a trained model. Written by
  * `npx tsx bench/speaker-eer.ts --fit`; refit whenever the statistics change (and bump the embedder's version).
  */
-import type { Population } from './mfcc-embedder.ts'
+import type { Population } from './statistics.ts'
 
 export const POPULATION: Population = {
   mean: [

@@ -14,7 +14,7 @@ import {
   VOICE_WITHIN_WEIGHT,
 } from './screen.ts'
 import { analyzeSpeech } from './statistics.ts'
-import { silence, speak16k } from './test-audio.ts'
+import { silence, speak16k } from '../../testing/audio-16k.ts'
 import { beatStrength, sustainedToneShare } from './tonality.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'

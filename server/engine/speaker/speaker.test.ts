@@ -12,7 +12,7 @@ import {
   DEFAULT_VERIFICATION_THRESHOLD,
   screenRecording,
 } from './index.ts'
-import { silence, speak16k, synthesizeMusic } from './test-audio.ts'
+import { silence, speak16k, synthesizeMusic } from '../../testing/audio-16k.ts'
 
 const FIRST = 'I agree that my voice may be recorded and used to create a synthetic voice for this project.'
 const SECOND = 'The weather was fine all week, so we walked to the harbour every evening after dinner.'

@@ -153,3 +153,9 @@ function deltas(values: Float32Array, count: number): Float32Array {
 function quantile(sorted: ArrayLike<number>, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.floor(q * (sorted.length - 1))))] as number
 }
+
+/** A fixed standardisation of each statistic (population.ts): subtract `mean`, divide by `scale`. */
+export interface Population {
+  mean: ArrayLike<number>
+  scale: ArrayLike<number>
+}

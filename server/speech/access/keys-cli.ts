@@ -1,4 +1,5 @@
-import { dataDir, parseFlags } from '../../config.ts'
+import { resolve } from 'node:path'
+import { loadConfig, parseFlags } from '../../config.ts'
 import { openSpeechStorage } from '../database.ts'
 import { type KeyKind, KeyStore, parsePermissions } from './key-store.ts'
 
@@ -21,10 +22,11 @@ async function main(argv: string[]): Promise<number> {
     label: 'string',
   })
   const [command, ...rest] = positional
+  const config = loadConfig()
   const storage = await openSpeechStorage({
-    dataDir: dataDir(flags.data as string | undefined),
-    databaseUrl: process.env.DATABASE_URL,
-    schema: process.env.SPEECH_DATABASE_SCHEMA,
+    dataDir: flags.data ? resolve(flags.data as string) : config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: config.speech.databaseSchema,
   })
   const keys = new KeyStore(storage)
   try {

@@ -1,20 +1,8 @@
-import { DEFAULT_LEASE_TTL_MS, RedisLimits, type RedisLimitsOptions } from './redis-slots.ts'
+import { RedisLimits, type RedisLimitsOptions } from './redis-slots.ts'
 import { MemorySlotPool, type SlotPool } from './slots.ts'
 
 /** Where the limits are kept when several instances share them (`REDIS_URL`; docs/deploy.md, Shared limits). */
 export type SharedLimitsOptions = Pick<RedisLimitsOptions, 'url' | 'prefix' | 'leaseTtlMs' | 'warn'>
-
-/** `REDIS_URL`, `SPEECH_REDIS_PREFIX` (default `speech:`) and `SPEECH_LEASE_TTL_MS` (default 6000); none without a URL. */
-export function sharedLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): SharedLimitsOptions | undefined {
-  if (!env.REDIS_URL) return undefined
-  const ttl = env.SPEECH_LEASE_TTL_MS
-  const leaseTtlMs = ttl ? Number(ttl) : DEFAULT_LEASE_TTL_MS
-  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 300 || leaseTtlMs > 60_000)
-    throw new Error(
-      `SPEECH_LEASE_TTL_MS must be a whole number of milliseconds from 300 to 60000, got ${ttl}`,
-    )
-  return { url: env.REDIS_URL, prefix: env.SPEECH_REDIS_PREFIX || 'speech:', leaseTtlMs }
-}
 
 export interface PoolLimits {
   ttsPerOwner: number

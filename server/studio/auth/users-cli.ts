@@ -1,6 +1,7 @@
+import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { ROLES, type Role } from '../../../schema/index.ts'
-import { dataDir, parseFlags } from '../../config.ts'
+import { loadConfig, parseFlags } from '../../config.ts'
 import { openStudioStorage } from '../database.ts'
 import { UserStore } from './users.ts'
 
@@ -33,10 +34,11 @@ async function readPassword(prompt: string): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const { flags, positional } = parseFlags(argv, { role: 'string', data: 'string' })
   const [command, name] = positional
+  const config = loadConfig()
   const db = await openStudioStorage({
-    dataDir: dataDir(flags.data as string | undefined),
-    databaseUrl: process.env.DATABASE_URL,
-    schema: process.env.STUDIO_DATABASE_SCHEMA,
+    dataDir: flags.data ? resolve(flags.data as string) : config.dataDir,
+    databaseUrl: config.databaseUrl,
+    schema: config.studio.databaseSchema,
   })
   const users = new UserStore(db)
   try {

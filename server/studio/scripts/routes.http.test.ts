@@ -13,13 +13,13 @@ import {
   scriptDocumentSchema,
   scriptListSchema,
 } from '../../../schema/index.ts'
+import { TEST_BACKEND } from '../../testing/backends.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import {
   type BrowserHeaders,
   type RunningStudio,
   startStudio,
   studioRefusal,
-  TEST_BACKEND,
   testDatabase,
 } from '../../testing/studio.ts'
 import { MAX_SCRIPT_BODY_BYTES } from './routes.ts'

@@ -15,13 +15,13 @@ import {
   takeCreatedSchema,
   takeListSchema,
 } from '../../../schema/index.ts'
+import { TEST_BACKEND } from '../../testing/backends.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import {
   type BrowserHeaders,
   type RunningStudio,
   startStudio,
   studioRefusal,
-  TEST_BACKEND,
   testDatabase,
 } from '../../testing/studio.ts'
 import { pcm16WavHeader } from '../../wav.ts'

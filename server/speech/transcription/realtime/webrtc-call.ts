@@ -5,7 +5,6 @@
  * events both ways. The call ends once: hang-up, the channel or the peer connection closing, ICE failing or staying
  * disconnected (the peer vanished), or never connecting.
  */
-import { isIP } from 'node:net'
 import wrtc from '@roamhq/wrtc'
 
 export interface CallNetwork {
@@ -23,34 +22,6 @@ export const DEFAULT_CALL_NETWORK: CallNetwork = {
   addresses: ['127.0.0.1'],
   connectTimeoutMs: 30_000,
   disconnectedTimeoutMs: 15_000,
-}
-
-/**
- * The deployment's call network: `SPEECH_WEBRTC_ADDRESSES` (comma-separated IP addresses to offer, default loopback)
- * and `SPEECH_WEBRTC_PORTS` (`min-max`, UDP). A malformed value stops the service at start, naming the variable.
- */
-export function callNetworkFromEnv(env: NodeJS.ProcessEnv = process.env): CallNetwork {
-  const network: CallNetwork = { ...DEFAULT_CALL_NETWORK }
-  const addresses = env.SPEECH_WEBRTC_ADDRESSES?.trim()
-  if (addresses) {
-    const list = addresses.split(',').map((a) => a.trim())
-    const wrong = list.find((a) => isIP(a) === 0)
-    if (wrong !== undefined)
-      throw new Error(`SPEECH_WEBRTC_ADDRESSES: ${JSON.stringify(wrong)} is not an IP address`)
-    network.addresses = list
-  }
-  const ports = env.SPEECH_WEBRTC_PORTS?.trim()
-  if (ports) {
-    const match = /^(\d+)-(\d+)$/.exec(ports)
-    const [min, max] = match ? [Number(match[1]), Number(match[2])] : [0, -1]
-    if (!(min >= 1024 && max <= 65535 && min <= max)) {
-      throw new Error(
-        `SPEECH_WEBRTC_PORTS: ${JSON.stringify(ports)} is not a range min-max within 1024-65535`,
-      )
-    }
-    network.portRange = { min, max }
-  }
-  return network
 }
 
 /** The offer could not be answered: not SDP libwebrtc accepts, or no audio to receive. */

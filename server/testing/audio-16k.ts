@@ -2,9 +2,9 @@
  * Test material for the speaker, VAD, screen and diarization tests: eSpeak NG speech at 16 kHz, and a synthetic
  * piece of music.
  */
-import { spokenPcm } from '../../testing/spoken-audio.ts'
-import { resampleMono } from '../codecs/decode-resample.ts'
-import { OUTPUT_SAMPLE_RATE, type Synthesizer } from '../synthesizer.ts'
+import { resampleMono } from '../engine/codecs/decode-resample.ts'
+import { OUTPUT_SAMPLE_RATE, type Synthesizer } from '../engine/synthesizer.ts'
+import { spokenPcm } from './spoken-audio.ts'
 
 export const TEST_RATE = 16_000
 
