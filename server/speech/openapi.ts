@@ -1,53 +1,203 @@
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger'
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
-  CONTENT_TYPES,
+  clientSecretRequestSchema,
+  clientSecretResponseSchema,
   consentListSchema,
   deletionSchema,
   detailErrorSchema,
   errorEnvelopeSchema,
-  MAX_SPEECH_BODY_BYTES,
-  RESPONSE_FORMATS,
-  realtimeTtsQuerySchema,
+  realtimeSessionConfigSchema,
+  realtimeSessionSchema,
   savedVoiceSchema,
   speechRequestSchema,
   speechSseEventSchema,
+  transcriptionJsonSchema,
+  transcriptionSseEventSchema,
+  transcriptionVerboseJsonSchema,
   voiceConsentSchema,
   voiceListSchema,
 } from '../../schema/index.ts'
-import { transcriptionPaths, transcriptionSchemas } from './openapi-transcription.ts'
-import { cloningFormSchema, voicePaths } from './openapi-voices.ts'
+import { serviceHealthSchema } from '../../schema/service-routes.ts'
+import { json, type ResponseDoc } from './route-docs.ts'
 
 /**
- * The published contract: an OpenAPI 3.1 document generated from the same zod schemas the service validates with,
- * so it cannot drift from the code. Served at `GET /openapi.json`; a copy is checked in as docs/openapi.json.
+ * The published contract: an OpenAPI 3.1 document that @fastify/swagger generates from the routes' own zod schemas
+ * (converted by fastify-type-provider-zod), so a route cannot go undescribed or drift from its description. Served at
+ * `GET /openapi.json`; a copy is checked in as docs/openapi.json (`npm run openapi`).
  */
 
-const jsonSchema = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' })
+/** Shapes published under components by these names; the SSE events too, which travel as text. */
+const COMPONENTS: Record<string, z.ZodType> = {
+  SpeechRequest: speechRequestSchema,
+  SpeechSseEvent: speechSseEventSchema,
+  VoiceList: voiceListSchema,
+  SavedVoice: savedVoiceSchema,
+  VoiceConsent: voiceConsentSchema,
+  ConsentList: consentListSchema,
+  Deletion: deletionSchema,
+  ErrorEnvelope: errorEnvelopeSchema,
+  DetailError: detailErrorSchema,
+  TranscriptionJson: transcriptionJsonSchema,
+  TranscriptionVerboseJson: transcriptionVerboseJsonSchema,
+  TranscriptionSseEvent: transcriptionSseEventSchema,
+  RealtimeSessionConfig: realtimeSessionConfigSchema,
+  RealtimeSession: realtimeSessionSchema,
+  ClientSecretRequest: clientSecretRequestSchema,
+  ClientSecret: clientSecretResponseSchema,
+  ServiceHealth: serviceHealthSchema,
+}
+// The converter names components from zod's global registry, where `.describe()` keeps descriptions too.
+for (const [id, schema] of Object.entries(COMPONENTS)) {
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id })
+}
 
-const envelope = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-})
-const detail = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/DetailError' } } },
-})
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The request body may be left out (swagger marks every body required). */
+    bodyOptional?: boolean
+    bodyDescription?: string
+  }
+}
 
-const audioContent = Object.fromEntries(
-  RESPONSE_FORMATS.map((f) => [
-    CONTENT_TYPES[f],
-    { schema: { type: 'string', contentMediaType: CONTENT_TYPES[f] } },
-  ]),
-)
+const isZod = (value: unknown): value is z.ZodType =>
+  typeof value === 'object' && value !== null && '_zod' in value
 
-const queryParameters = Object.entries(
-  (jsonSchema(realtimeTtsQuerySchema) as { properties: Record<string, object> }).properties,
-).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0]
+type JsonSchema = Record<string, unknown>
 
-export function buildOpenApiDocument() {
-  // SpeechSseEvent is listed under components for generators; SSE bodies themselves are text.
-  return {
+/**
+ * zod to JSON Schema through the type provider's transform, with what it leaves out: bodies per content type and
+ * response headers, descriptions of responses without a body.
+ */
+function transform(input: TransformInput) {
+  const schema = input.schema as (FastifySchema & Record<string, unknown>) | undefined
+  if (!schema) return jsonSchemaTransform(input)
+  const { body, response, bodyOptional, bodyDescription, hide, ...rest } = schema
+  // @fastify/websocket hides its routes from the document; the sockets are part of the contract.
+  if (hide && !(input.route as { websocket?: boolean }).websocket) return jsonSchemaTransform(input)
+  const convert = (zod: z.ZodType, io: 'input' | 'output') => {
+    const part = io === 'input' ? { body: zod } : { response: { 200: zod } }
+    const out = jsonSchemaTransform({ ...input, schema: part }).schema as {
+      body?: JsonSchema
+      response?: Record<string, JsonSchema>
+    }
+    return (io === 'input' ? out.body : out.response?.[200]) as JsonSchema
+  }
+  const result = jsonSchemaTransform({ ...input, schema: rest })
+  const out = result.schema as Record<string, unknown>
+  if (out.hide) return result
+  if (isZod(body)) out.body = convert(body, 'input')
+  else if (body) {
+    const content = (body as { content: Record<string, { schema: z.ZodType }> }).content
+    out.body = {
+      content: Object.fromEntries(
+        Object.entries(content).map(([type, { schema }]) => [type, { schema: convert(schema, 'input') }]),
+      ),
+    }
+  }
+  if (body && (bodyOptional || bodyDescription)) {
+    out['x-request-body'] = { required: !bodyOptional, description: bodyDescription }
+  }
+  if (response) {
+    out.response = Object.fromEntries(
+      Object.entries(response as Record<string, ResponseDoc | z.ZodType>).map(([status, doc]) => {
+        if (isZod(doc)) return [status, convert(doc, 'output')]
+        const converted: JsonSchema = { description: doc.description }
+        if (doc.headers) {
+          converted.headers = Object.fromEntries(
+            Object.entries(doc.headers).map(([name, h]) => [
+              name,
+              { type: 'string', description: h.description },
+            ]),
+          )
+        }
+        if (doc.content) {
+          converted.content = Object.fromEntries(
+            Object.entries(doc.content).map(([type, { schema }]) => [
+              type,
+              { schema: convert(schema, 'output') },
+            ]),
+          )
+        } else converted.type = 'null'
+        return [status, converted]
+      }),
+    )
+  }
+  return result
+}
+
+type Doc = {
+  paths: Record<string, Record<string, JsonSchema>>
+  components: { schemas: Record<string, unknown> }
+}
+
+const REF = '#/components/schemas/'
+
+/** Every `$ref` reachable from the paths, following references through components. */
+function reachableRefs(doc: Doc): Set<string> {
+  const found = new Set<string>()
+  const queue: unknown[] = [doc.paths]
+  while (queue.length > 0) {
+    const node = queue.pop()
+    if (Array.isArray(node)) queue.push(...node)
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && !found.has(value)) {
+          found.add(value)
+          queue.push(doc.components.schemas[value.slice(REF.length)])
+        } else queue.push(value)
+      }
+    }
+  }
+  return found
+}
+
+/**
+ * The converter publishes each component twice, as read (`XInput`) and as written (`X`). One name per shape is what
+ * a client generator wants: a schema only ever read, or read and written alike, keeps its own name.
+ */
+function oneNamePerComponent(doc: Doc): Doc {
+  const schemas = doc.components.schemas
+  const reached = reachableRefs(doc)
+  const renamed = new Map<string, string>()
+  for (const id of Object.keys(COMPONENTS)) {
+    const input = `${id}Input`
+    if (!(input in schemas)) continue
+    const inputUsed = reached.has(REF + input)
+    const outputUsed = reached.has(REF + id)
+    const alike = JSON.stringify(schemas[input]) === JSON.stringify(schemas[id])
+    if (inputUsed && outputUsed && !alike) continue
+    if (inputUsed) {
+      schemas[id] = schemas[input]
+      renamed.set(REF + input, REF + id)
+    }
+    delete schemas[input]
+  }
+  return JSON.parse(JSON.stringify(doc), (key, value) =>
+    key === '$ref' && typeof value === 'string' ? (renamed.get(value) ?? value) : value,
+  )
+}
+
+/** Moves what `transform` said of optional or described bodies into their request body objects. */
+function requestBodies(doc: Doc): Doc {
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) {
+      const note = operation['x-request-body'] as { required: boolean; description?: string } | undefined
+      if (!note) continue
+      delete operation['x-request-body']
+      const body = operation.requestBody as JsonSchema
+      body.required = note.required
+      if (note.description) body.description = note.description
+    }
+  }
+  return doc
+}
+
+const options: FastifyDynamicSwaggerOptions = {
+  openapi: {
     openapi: '3.1.0',
     info: {
       title: 'Speech Studio local speech service',
@@ -57,103 +207,56 @@ export function buildOpenApiDocument() {
     },
     servers: [{ url: 'http://127.0.0.1:8801' }],
     security: [{ bearer: [] }],
-    paths: {
-      '/v1/audio/speech': {
-        post: {
-          operationId: 'createSpeech',
-          summary: 'Generate speech, streamed while it is produced',
-          requestBody: {
-            required: true,
-            description: `JSON body of at most ${MAX_SPEECH_BODY_BYTES} bytes.`,
-            content: {
-              'application/json': { schema: { $ref: '#/components/schemas/SpeechRequest' } },
-              'multipart/form-data': { schema: cloningFormSchema },
-            },
-          },
-          responses: {
-            '200': {
-              description:
-                'Audio in the requested format (binary, `stream_format: audio`) or SSE events (`stream_format: sse`). Headers: x-request-id, X-Model, X-Stream-Format.',
-              content: {
-                ...audioContent,
-                'text/event-stream': {
-                  schema: {
-                    type: 'string',
-                    description: 'Lines `data: <SpeechSseEvent as JSON>`, no [DONE] sentinel.',
-                  },
-                },
-              },
-            },
-            '400': {
-              description:
-                'Invalid field: the envelope (decoding values, model, voice) or `detail` (other fields).',
-              content: {
-                'application/json': {
-                  schema: {
-                    oneOf: [
-                      { $ref: '#/components/schemas/ErrorEnvelope' },
-                      { $ref: '#/components/schemas/DetailError' },
-                    ],
-                  },
-                },
-              },
-            },
-            '401': envelope('Missing (`missing_api_key`) or invalid (`invalid_api_key`) key.'),
-            '403': envelope('The key lacks `tts:generate` (`insufficient_permissions`).'),
-            '404': envelope('`voice_not_found`.'),
-            '413': detail('Body over 256 KiB.'),
-            '415': detail('Content type other than JSON or multipart.'),
-            '429': envelope(
-              '`rate_limit_exceeded`: 2 concurrent generations per organization. Retry-After: 1.',
-            ),
-            '503': envelope('No generation slot within about 8 s. Retry-After: 1.'),
-          },
-        },
-      },
-      '/v1/voices': {
-        get: {
-          operationId: 'listVoices',
-          summary: "The model's built-in voices with language metadata",
-          parameters: [{ name: 'model', in: 'query', required: false, schema: { type: 'string' } }],
-          responses: {
-            '200': {
-              description: 'The catalog.',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/VoiceList' } } },
-            },
-            '401': envelope('Missing or invalid key.'),
-          },
-        },
-      },
-      ...voicePaths,
-      ...transcriptionPaths,
-      '/v1/tts/realtime': {
-        get: {
-          operationId: 'textInputSpeechSocket',
-          summary: 'WebSocket upgrade for text-input streaming speech (messages: docs/realtime-tts.md)',
-          parameters: queryParameters,
-          responses: {
-            '101': { description: 'Switching protocols.' },
-            '400': envelope('`unsupported_audio_format`, `invalid_request_error` (with `param`).'),
-            '401': envelope('Missing or invalid key.'),
-            '403': envelope('`insufficient_permissions` or `durable_api_key_required`.'),
-          },
-        },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  },
+  transform,
+  transformObject: (input) =>
+    requestBodies(oneNamePerComponent(jsonSchemaTransformObject(input) as unknown as Doc)) as never,
+}
+
+/** The routes each service registered, as Fastify's `onRoute` saw them: what the document must describe. */
+const registered = new WeakMap<FastifyInstance, Array<Pick<RouteOptions, 'method' | 'url' | 'schema'>>>()
+export const registeredRoutes = (app: FastifyInstance) => registered.get(app) ?? []
+
+/**
+ * Registers the document's generator before any route, and `GET /openapi.json`. The schemas describe; they do not
+ * validate (the handlers do, in the contract's error shapes), and responses are written as JSON.stringify writes them.
+ */
+export async function registerOpenApi(app: FastifyInstance) {
+  const routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'>> = []
+  registered.set(app, routes)
+  app.addHook('onRoute', ({ method, url, schema }) => {
+    routes.push({ method, url, schema })
+  })
+  app.setValidatorCompiler(() => () => true)
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  await app.register(swagger, options)
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        operationId: 'openApiDocument',
+        summary: 'This document',
+        tags: ['service'],
+        security: [],
+        response: { 200: json(z.looseObject({ openapi: z.string() }), 'The OpenAPI 3.1 document.') },
       },
     },
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        SpeechRequest: jsonSchema(speechRequestSchema),
-        SpeechSseEvent: jsonSchema(speechSseEventSchema),
-        VoiceList: jsonSchema(voiceListSchema),
-        SavedVoice: jsonSchema(savedVoiceSchema),
-        VoiceConsent: jsonSchema(voiceConsentSchema),
-        ConsentList: jsonSchema(consentListSchema),
-        Deletion: jsonSchema(deletionSchema),
-        ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
-        DetailError: jsonSchema(detailErrorSchema),
-        ...transcriptionSchemas,
-      },
-    },
-  }
+    async () => app.swagger(),
+  )
+}
+
+/** `GET /health` (registered in app.ts): keyless, for load balancers. */
+export const healthRouteSchema: FastifySchema = {
+  operationId: 'health',
+  summary: 'Whether this instance can take work: its database and limit store answer',
+  tags: ['service'],
+  security: [],
+  response: {
+    200: json(serviceHealthSchema, 'Healthy.'),
+    503: json(
+      serviceHealthSchema,
+      'The database or the shared limits do not answer; new work would be refused.',
+    ),
+  },
 }

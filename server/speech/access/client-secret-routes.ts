@@ -4,8 +4,10 @@ import {
   CLIENT_SECRET_TTL,
   type ClientSecretResponse,
   clientSecretRequestSchema,
+  clientSecretResponseSchema,
 } from '../../../schema/index.ts'
 import { ApiError, badRequest } from '../errors.ts'
+import { detail, json, keyRefusals } from '../route-docs.ts'
 import {
   applySessionConfig,
   configIssue,
@@ -36,35 +38,55 @@ export const durableKeyRequired = (what: string) =>
     'permission_error',
   )
 
+const mintSchema = {
+  operationId: 'createClientSecret',
+  summary: 'Mint a short-lived ek_ credential for one realtime transcription session',
+  tags: ['transcription'],
+  body: clientSecretRequestSchema,
+  bodyOptional: true,
+  response: {
+    200: json(
+      clientSecretResponseSchema,
+      'The ek_ value, its expiry (Unix seconds) and the session it opens.',
+    ),
+    400: detail('Unknown or mistyped field (param = its path).'),
+    ...keyRefusals('audio:transcribe', ', or `durable_api_key_required` for an ek_ credential'),
+  },
+}
+
 /**
  * `POST /v1/realtime/client_secrets` (contract 4.12, 5): an organization or legacy key with `audio:transcribe` mints a
  * short-lived `ek_` credential for a browser. The body's session configuration (diarization included) is stored with
  * it and applied when a realtime socket opens with the credential.
  */
 export function clientSecretRoutes(app: FastifyInstance, deps: ClientSecretDeps) {
-  app.post('/v1/realtime/client_secrets', { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
-    const principal = await authenticate(deps.keys, request, 'audio:transcribe')
-    if (principal.kind === 'ephemeral') throw durableKeyRequired('Minting a client secret')
-    const parsed = clientSecretRequestSchema.safeParse(request.body ?? {})
-    if (!parsed.success) {
-      const err = configIssue(parsed.error.issues[0] as z.core.$ZodIssue, '')
-      throw badRequest(err.message, err.param)
-    }
-    const session = parsed.data.session ?? {}
-    let settings: ReturnType<typeof defaultSettings>
-    try {
-      settings = applySessionConfig(defaultSettings(), session)
-    } catch (err) {
-      if (err instanceof SessionConfigError) throw badRequest(err.message, err.param)
-      throw err
-    }
-    const ttl = parsed.data.expires_after?.seconds ?? CLIENT_SECRET_TTL.default
-    const minted = await deps.secrets.mint(principal, session, ttl)
-    const body: ClientSecretResponse = {
-      value: minted.value,
-      expires_at: minted.expiresAt,
-      session: sessionObject(settings, (await deps.diarizationAvailable()) ? 'active' : 'unavailable'),
-    }
-    return reply.header('cache-control', 'no-store').send(body)
-  })
+  app.post(
+    '/v1/realtime/client_secrets',
+    { bodyLimit: MAX_BODY_BYTES, schema: mintSchema },
+    async (request, reply) => {
+      const principal = await authenticate(deps.keys, request, 'audio:transcribe')
+      if (principal.kind === 'ephemeral') throw durableKeyRequired('Minting a client secret')
+      const parsed = clientSecretRequestSchema.safeParse(request.body ?? {})
+      if (!parsed.success) {
+        const err = configIssue(parsed.error.issues[0] as z.core.$ZodIssue, '')
+        throw badRequest(err.message, err.param)
+      }
+      const session = parsed.data.session ?? {}
+      let settings: ReturnType<typeof defaultSettings>
+      try {
+        settings = applySessionConfig(defaultSettings(), session)
+      } catch (err) {
+        if (err instanceof SessionConfigError) throw badRequest(err.message, err.param)
+        throw err
+      }
+      const ttl = parsed.data.expires_after?.seconds ?? CLIENT_SECRET_TTL.default
+      const minted = await deps.secrets.mint(principal, session, ttl)
+      const body: ClientSecretResponse = {
+        value: minted.value,
+        expires_at: minted.expiresAt,
+        session: sessionObject(settings, (await deps.diarizationAvailable()) ? 'active' : 'unavailable'),
+      }
+      return reply.header('cache-control', 'no-store').send(body)
+    },
+  )
 }

@@ -10,8 +10,10 @@ import {
   SAMPLE_RATE,
   SECOND_GEN_MODEL,
   type SpeechSseEvent,
+  speechRequestSchema,
   type Usage,
 } from '../../../schema/index.ts'
+import { cloningFormSchema, continuationParamsSchema } from '../../../schema/service-routes.ts'
 import { encodeWhole, holdWarmEncoders } from '../../engine/codecs/encode.ts'
 import { AUDIO_TOKENS_PER_SECOND, normalizeLoudness, type Synthesizer, speak } from '../../engine/index.ts'
 import { authenticate } from '../access/auth.ts'
@@ -27,6 +29,7 @@ import {
 import { type RequestLease, requestLease } from '../limits/lease.ts'
 import type { Slot, SlotPool } from '../limits/slots.ts'
 import { readForm } from '../multipart-form.ts'
+import { detail, either, envelope, keyRefusals, noBody, retryAfter, speechAudio } from '../route-docs.ts'
 import { sseFrame } from '../sse.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
@@ -68,6 +71,65 @@ function usageFor(req: ResolvedSpeechRequest, samples: number): Usage {
 /** Continuations of redirected requests (4.1): single use, bound to their owner, short-lived. */
 const CONTINUATION_TTL_MS = 60_000
 
+const busy = {
+  429: {
+    ...envelope(
+      '`rate_limit_exceeded`: 2 concurrent generations per organization (Retry-After: 1); `custom_voice_creation_busy`: the cloning queue is full (Retry-After: 5).',
+    ),
+    headers: retryAfter,
+  },
+  503: {
+    ...envelope(
+      'No generation slot within about 8 s (`service_unavailable`, Retry-After: 1), or a saved voice still being prepared again (`voice_preparing`, Retry-After: 5).',
+    ),
+    headers: retryAfter,
+  },
+}
+
+const speechSchema = {
+  operationId: 'createSpeech',
+  summary: 'Generate speech, streamed while it is produced',
+  tags: ['synthesis'],
+  bodyDescription: `JSON body of at most ${MAX_SPEECH_BODY_BYTES} bytes.`,
+  body: {
+    content: {
+      'application/json': { schema: speechRequestSchema },
+      'multipart/form-data': { schema: cloningFormSchema },
+    },
+  },
+  response: {
+    200: speechAudio(
+      'Audio in the requested format (binary, `stream_format: audio`) or SSE events (`stream_format: sse`). Headers: x-request-id, X-Model, X-Stream-Format.',
+    ),
+    303: noBody(
+      'Redirect mode (`SPEECH_REDIRECT_WHEN_BUSY=1`) at capacity: the audio is at `Location` once a slot frees; empty body.',
+      { location: { description: 'The continuation, /v1/audio/speech/continuations/{token}.' } },
+    ),
+    400: either('Invalid field: the envelope (decoding values, model, voice) or `detail` (other fields).'),
+    ...keyRefusals('tts:generate', ', or `durable_api_key_required` for a saved voice with an ek_ key'),
+    404: envelope('`voice_not_found`.'),
+    413: detail('Body over 256 KiB, or reference_audio over 10 MiB.'),
+    415: detail('Content type other than JSON or multipart.'),
+    422: envelope("`speaker_verification_failed`: the reference's speaker does not match the consent."),
+    ...busy,
+  },
+}
+
+const continuationSchema = {
+  operationId: 'redeemSpeechContinuation',
+  summary: 'The audio of a request redirected at capacity (303), once; waits up to 30 s for a slot',
+  tags: ['synthesis'],
+  params: continuationParamsSchema,
+  response: {
+    200: speechAudio('As for POST /v1/audio/speech.'),
+    ...keyRefusals('tts:generate'),
+    404: either(
+      'The continuation does not exist, was used already, has expired or is another organization’s (`detail`); `voice_not_found`.',
+    ),
+    ...busy,
+  },
+}
+
 export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
   const { keys, synthesizer, ttsSlots, continuations } = deps
   // Each compressed format's encoder is started before a request needs it, and one is kept ready after each use.
@@ -76,56 +138,68 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     releaseEncoders()
   })
 
-  app.post('/v1/audio/speech', { bodyLimit: MAX_SPEECH_BODY_BYTES }, async (request, reply) => {
-    // Taken before any await, so the slots this request comes to hold go back however and whenever it ends.
-    const lease = requestLease(reply)
-    const principal = await authenticate(keys, request, 'tts:generate')
-    const { req, reference } = request.isMultipart()
-      ? await readCloningForm(request)
-      : { req: resolveSpeechRequest(request.body), reference: undefined }
-    let voice: VoiceSource
-    if (req.voice.kind === 'inline') {
-      const clone = {
-        audio: reference ?? inlineReferenceBytes(req.voice.reference),
-        transcript: req.voice.transcript,
-        consentId: req.voice.consent,
+  app.post(
+    '/v1/audio/speech',
+    { bodyLimit: MAX_SPEECH_BODY_BYTES, schema: speechSchema },
+    async (request, reply) => {
+      // Taken before any await, so the slots this request comes to hold go back however and whenever it ends.
+      const lease = requestLease(reply)
+      const principal = await authenticate(keys, request, 'tts:generate')
+      const { req, reference } = request.isMultipart()
+        ? await readCloningForm(request)
+        : { req: resolveSpeechRequest(request.body), reference: undefined }
+      let voice: VoiceSource
+      if (req.voice.kind === 'inline') {
+        const clone = {
+          audio: reference ?? inlineReferenceBytes(req.voice.reference),
+          transcript: req.voice.transcript,
+          consentId: req.voice.consent,
+        }
+        voice = { prepare: (signal) => deps.voices.prepareReference(principal.ownerId, clone, signal) }
+      } else {
+        // As on the text-input WebSocket (contract 5.4): a saved voice is a persistent biometric resource, not for an
+        // ephemeral credential. Refused before the lookup, so the answer says nothing about the id.
+        if (req.voice.kind === 'saved' && principal.kind === 'ephemeral') {
+          throw durableKeyRequired('A custom voice', 'voice')
+        }
+        voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
       }
-      voice = { prepare: (signal) => deps.voices.prepareReference(principal.ownerId, clone, signal) }
-    } else {
-      // As on the text-input WebSocket (contract 5.4): a saved voice is a persistent biometric resource, not for an
-      // ephemeral credential. Refused before the lookup, so the answer says nothing about the id.
-      if (req.voice.kind === 'saved' && principal.kind === 'ephemeral') {
-        throw durableKeyRequired('A custom voice', 'voice')
+
+      // A one-request clone carries its reference audio in the request; it waits in line like any request instead of
+      // being kept as a continuation (docs/api.md).
+      if (deps.redirectWhenBusy && !('prepare' in voice) && !(await ttsSlots.available(principal.ownerId))) {
+        // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
+        const token = await continuations.issue(principal.ownerId, request.body, CONTINUATION_TTL_MS)
+        return reply
+          .code(303)
+          .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
+          .send()
       }
-      voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
-    }
+      return serve(reply, lease, principal.ownerId, req, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
+    },
+  )
 
-    // A one-request clone carries its reference audio in the request; it waits in line like any request instead of
-    // being kept as a continuation (docs/api.md).
-    if (deps.redirectWhenBusy && !('prepare' in voice) && !(await ttsSlots.available(principal.ownerId))) {
-      // At capacity, hand out a continuation URL instead of waiting or refusing; the body stays empty (4.1).
-      const token = await continuations.issue(principal.ownerId, request.body, CONTINUATION_TTL_MS)
-      return reply
-        .code(303)
-        .headers({ location: `/v1/audio/speech/continuations/${token}`, 'cache-control': 'no-store' })
-        .send()
-    }
-    return serve(reply, lease, principal.ownerId, req, voice, isSecondGen(req.model) ? deps.slotWaitMs : 0)
-  })
-
-  app.get<{ Params: { token: string } }>('/v1/audio/speech/continuations/:token', async (request, reply) => {
-    const lease = requestLease(reply)
-    const principal = await authenticate(keys, request, 'tts:generate')
-    const body = await continuations.redeem(request.params.token, principal.ownerId)
-    const req = body === undefined ? undefined : resolveSpeechRequest(body)
-    // One-request clones are never kept as continuations (see above).
-    if (!req || req.voice.kind === 'inline') {
-      throw new ApiError(404, 'detail', 'This continuation does not exist, was used already or has expired.')
-    }
-    // Resolved again where it is redeemed (any instance): a saved voice deleted meanwhile is now a 404.
-    const voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
-    return serve(reply, lease, principal.ownerId, req, voice, deps.continuationWaitMs)
-  })
+  app.get<{ Params: { token: string } }>(
+    '/v1/audio/speech/continuations/:token',
+    { schema: continuationSchema },
+    async (request, reply) => {
+      const lease = requestLease(reply)
+      const principal = await authenticate(keys, request, 'tts:generate')
+      const body = await continuations.redeem(request.params.token, principal.ownerId)
+      const req = body === undefined ? undefined : resolveSpeechRequest(body)
+      // One-request clones are never kept as continuations (see above).
+      if (!req || req.voice.kind === 'inline') {
+        throw new ApiError(
+          404,
+          'detail',
+          'This continuation does not exist, was used already or has expired.',
+        )
+      }
+      // Resolved again where it is redeemed (any instance): a saved voice deleted meanwhile is now a 404.
+      const voice = await speakingVoice(deps.voices, principal.ownerId, req.voice)
+      return serve(reply, lease, principal.ownerId, req, voice, deps.continuationWaitMs)
+    },
+  )
 
   /** Takes a slot (waiting up to `waitMs`) and streams the request's audio in its format. */
   async function serve(

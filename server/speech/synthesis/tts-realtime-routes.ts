@@ -6,6 +6,7 @@ import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, durableKeyRequired, invalidField, upgradeRequired } from '../errors.ts'
 import type { SlotPool } from '../limits/slots.ts'
+import { detail, either, keyRefusals, noBody } from '../route-docs.ts'
 import { type RequestedVoice, type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
 import type { VoiceService } from '../voices/voice-service.ts'
 import { resolveDecoding, resolveVoice, toApiError } from './speech-request.ts'
@@ -68,11 +69,27 @@ async function admit(keys: KeyStore, request: FastifyRequest): Promise<Admitted>
   return { voice, speed: q.speed ?? 1, maxNewTokens: decoding.max_new_tokens, decoding }
 }
 
+const socketSchema = {
+  operationId: 'textInputSpeechSocket',
+  summary: 'WebSocket upgrade for text-input streaming speech (messages: docs/realtime-tts.md)',
+  tags: ['synthesis'],
+  querystring: realtimeTtsQuerySchema,
+  response: {
+    101: noBody('Switching protocols.'),
+    400: either(
+      '`unsupported_audio_format`, `invalid_request_error` (model, voice, decoding values) in the envelope; other query fields in `detail` (with `param`).',
+    ),
+    ...keyRefusals('tts:generate', ', or `durable_api_key_required` for a saved voice with an ek_ key'),
+    426: detail('A plain GET, without the WebSocket upgrade. Header Upgrade: websocket.'),
+  },
+}
+
 export function ttsRealtimeRoutes(app: FastifyInstance, deps: TtsRealtimeDeps) {
   app.get(
     '/v1/tts/realtime',
     {
       websocket: true,
+      schema: socketSchema,
       preValidation: async (request) => {
         request.ttsSession = await admit(deps.keys, request)
       },

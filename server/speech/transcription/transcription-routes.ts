@@ -1,15 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { MAX_TRANSCRIPTION_FILE_BYTES, type TranscriptionSseEvent } from '../../../schema/index.ts'
+import { z } from 'zod'
+import {
+  MAX_TRANSCRIPTION_FILE_BYTES,
+  type TranscriptionSseEvent,
+  transcriptionJsonSchema,
+  transcriptionVerboseJsonSchema,
+} from '../../../schema/index.ts'
+import { transcriptionUploadSchema } from '../../../schema/service-routes.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
 import type { SlotPool } from '../limits/slots.ts'
 import { discardRest } from '../multipart-form.ts'
+import { detail, either, envelope, keyRefusals } from '../route-docs.ts'
 import { sseFrame } from '../sse.ts'
 import type { TranscriptionJobs } from './jobs.ts'
 import { resolveTranscriptionOptions, type TranscriptionOptions } from './options.ts'
-import { sessionRateLimited } from './realtime/call-routes.ts'
+import { sessionRateLimited, sessionsBusy } from './realtime/call-routes.ts'
 import { renderTranscript, toJson, toVerboseJson } from './transcript-formats.ts'
 
 export interface TranscriptionRouteDeps {
@@ -80,12 +88,41 @@ async function readUpload(
   return { fields, file }
 }
 
+const uploadSchema = {
+  operationId: 'createTranscription',
+  summary: 'Transcribe an audio file, optionally with speaker attribution',
+  tags: ['transcription'],
+  body: { content: { 'multipart/form-data': { schema: transcriptionUploadSchema } } },
+  response: {
+    200: {
+      description:
+        'json / verbose_json bodies, text / srt / vtt as text, or (stream=true) SSE `data:` lines of TranscriptionSseEvent.',
+      content: {
+        'application/json': { schema: z.union([transcriptionJsonSchema, transcriptionVerboseJsonSchema]) },
+        'text/plain': { schema: z.string() },
+        'application/x-subrip': { schema: z.string() },
+        'text/vtt': { schema: z.string() },
+        'text/event-stream': { schema: z.string() },
+      },
+    },
+    400: either(
+      '`invalid_diarization_options`, `invalid_response_format` or `invalid_request_error` (model) in the envelope; other fields and undecodable audio in `detail`.',
+    ),
+    ...keyRefusals('audio:transcribe'),
+    413: detail('file larger than 25 MiB.'),
+    415: detail('Not multipart/form-data.'),
+    429: sessionsBusy,
+    501: envelope('`diarization_not_enabled`: diarization is switched off in this deployment.'),
+    503: envelope('`recognition_unavailable`.'),
+  },
+}
+
 /**
  * `POST /v1/audio/transcriptions` (contract 4.11, 4.12, 7, 8; docs/transcription.md). Validation comes first; admission
  * then takes one of the organization's 5 ASR slots, held until the response succeeds or fails, or the client leaves.
  */
 export function transcriptionRoutes(app: FastifyInstance, deps: TranscriptionRouteDeps) {
-  app.post('/v1/audio/transcriptions', async (request, reply) => {
+  app.post('/v1/audio/transcriptions', { schema: uploadSchema }, async (request, reply) => {
     // Taken before any await: the slot goes back when the response closes — done, failed or cut by the client —
     // even if the client left while the upload was still being read (lease.ts).
     const lease = requestLease(reply)

@@ -5,11 +5,26 @@ import {
   isSecondGen,
   MODELS,
   type ModelId,
+  voiceListSchema,
 } from '../../../schema/index.ts'
+import { voiceCatalogQuerySchema } from '../../../schema/service-routes.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { badRequest } from '../errors.ts'
+import { detail, json, keyRefusals } from '../route-docs.ts'
 import type { VoiceStore } from './voice-store.ts'
+
+const catalogSchema = {
+  operationId: 'listVoices',
+  summary: "The model's built-in voices with language metadata, then the caller's saved voices",
+  tags: ['voices'],
+  querystring: voiceCatalogQuerySchema,
+  response: {
+    200: json(voiceListSchema, 'The catalog.'),
+    400: detail('`model` names none of the models.'),
+    ...keyRefusals('tts:generate'),
+  },
+}
 
 /**
  * GET /v1/voices (4.9): the built-in voices of a model with language metadata, then — for the second-generation
@@ -19,7 +34,7 @@ export function voiceCatalogRoutes(
   app: FastifyInstance,
   { keys, store }: { keys: KeyStore; store: VoiceStore },
 ) {
-  app.get<{ Querystring: { model?: string } }>('/v1/voices', async (request) => {
+  app.get<{ Querystring: { model?: string } }>('/v1/voices', { schema: catalogSchema }, async (request) => {
     const principal = await authenticate(keys, request, 'tts:generate')
     const model = (request.query.model ?? 'svc-tts-2-latest') as ModelId
     if (!MODELS.includes(model)) throw badRequest(`model must be one of ${MODELS.join(', ')}.`, 'model')

@@ -6,14 +6,19 @@ import {
   canonicalLanguageTag,
   consentIdPattern,
   consentListQuerySchema,
+  consentListSchema,
   type Deletion,
+  deletionSchema,
   type VoiceConsent,
+  voiceConsentSchema,
 } from '../../../schema/index.ts'
+import { consentFormSchema, consentIdParamsSchema } from '../../../schema/service-routes.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { badRequest, consentNotFound } from '../errors.ts'
 import { readForm } from '../multipart-form.ts'
-import { requiredName } from './voice-routes.ts'
+import { detail, envelope, json } from '../route-docs.ts'
+import { managingRefusals, requiredName } from './voice-routes.ts'
 import type { VoiceService } from './voice-service.ts'
 import type { ConsentRecord } from './voice-store.ts'
 
@@ -28,12 +33,54 @@ export const consentObject = (c: ConsentRecord): VoiceConsent => ({
   created_at: c.createdAt,
 })
 
+const createSchema = {
+  operationId: 'createVoiceConsent',
+  summary: "Record a voice owner's consent",
+  tags: ['consents'],
+  body: { content: { 'multipart/form-data': { schema: consentFormSchema } } },
+  response: {
+    200: json(voiceConsentSchema, 'The consent.'),
+    400: envelope(
+      '`invalid_audio`, `recording_duration_out_of_range`, `multiple_speakers`, `music_detected`, `consent_phrase_mismatch`; or a `detail` error for other fields.',
+    ),
+    ...managingRefusals,
+    413: detail('recording larger than the limit.'),
+    415: detail('Not multipart/form-data.'),
+    503: envelope('`recognition_unavailable`: no recognizer installed and no consent_transcript sent.'),
+  },
+}
+
+const listSchema = {
+  operationId: 'listVoiceConsents',
+  summary: "The caller's consents, newest first",
+  tags: ['consents'],
+  querystring: consentListQuerySchema,
+  response: {
+    200: json(consentListSchema, 'One page.'),
+    400: detail('Invalid limit or after.'),
+    ...managingRefusals,
+    404: envelope("`consent_not_found`: the cursor is not one of the caller's consents."),
+  },
+}
+
+const deleteSchema = {
+  operationId: 'deleteVoiceConsent',
+  summary: 'Delete a consent and revoke every voice bound to it',
+  tags: ['consents'],
+  params: consentIdParamsSchema,
+  response: {
+    200: json(deletionSchema, 'Deleted.'),
+    ...managingRefusals,
+    404: envelope('`consent_not_found`.'),
+  },
+}
+
 /** Consents (contract 4.6–4.8): create from a recording of the consent phrase, list newest first, delete with cascade. */
 export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voices: VoiceService }) {
   const { keys, voices } = deps
   const store = voices.store
 
-  app.post('/v1/audio/voice_consents', async (request) => {
+  app.post('/v1/audio/voice_consents', { schema: createSchema }, async (request) => {
     const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
     const form = await readForm(request, {
       fields: ['name', 'language', 'consent_transcript'],
@@ -56,7 +103,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
     return consentObject(consent)
   })
 
-  app.get('/v1/audio/voice_consents', async (request): Promise<ConsentList> => {
+  app.get('/v1/audio/voice_consents', { schema: listSchema }, async (request): Promise<ConsentList> => {
     const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
     const parsed = consentListQuerySchema.safeParse(request.query)
     if (!parsed.success) {
@@ -86,6 +133,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
 
   app.delete<{ Params: { consent_id: string } }>(
     '/v1/audio/voice_consents/:consent_id',
+    { schema: deleteSchema },
     async (request): Promise<Deletion> => {
       const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
       const id = request.params.consent_id

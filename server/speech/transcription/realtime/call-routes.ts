@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ASR_CONCURRENT_SESSIONS } from '../../../../schema/index.ts'
+import {
+  callFormSchema,
+  callIdParamsSchema,
+  sdpAnswerSchema,
+  sdpOfferSchema,
+} from '../../../../schema/service-routes.ts'
 import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
 import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { authenticate } from '../../access/auth.ts'
@@ -9,6 +15,7 @@ import type { KeyStore } from '../../access/key-store.ts'
 import { ApiError, badRequest, rateLimited, recognitionUnavailable } from '../../errors.ts'
 import type { SlotPool } from '../../limits/slots.ts'
 import { discardRest, malformedMultipart } from '../../multipart-form.ts'
+import { either, envelope, keyRefusals, noBody, retryAfter } from '../../route-docs.ts'
 import { applySessionConfig, defaultSettings, parseSessionConfig, SessionConfigError } from './stt-config.ts'
 import { SttSession } from './stt-session.ts'
 import { type CallNetwork, DEFAULT_CALL_NETWORK, OfferRefusedError, WebRtcCall } from './webrtc-call.ts'
@@ -47,6 +54,49 @@ export const sessionRateLimited = (limit = ASR_CONCURRENT_SESSIONS) =>
     'x-ratelimit-limit-concurrent-sessions': String(limit),
     'x-ratelimit-remaining-concurrent-sessions': '0',
   })
+
+/** The 429 of every route taking an ASR slot (uploads, sockets, calls). */
+export const sessionsBusy = {
+  ...envelope(
+    '`rate_limit_exceeded`: 5 transcription uploads and realtime sessions per organization. Headers x-ratelimit-limit-concurrent-sessions: 5, x-ratelimit-remaining-concurrent-sessions: 0, Retry-After: 1.',
+  ),
+  headers: retryAfter,
+}
+
+const placeCallSchema = {
+  operationId: 'createRealtimeCall',
+  summary: 'A WebRTC call into a realtime transcription session (docs/transcription.md)',
+  tags: ['transcription'],
+  body: {
+    content: {
+      'application/sdp': { schema: sdpOfferSchema },
+      'multipart/form-data': { schema: callFormSchema },
+    },
+  },
+  response: {
+    201: {
+      description: 'The SDP answer; the call is at `Location`. Session events travel on the data channel.',
+      content: { 'application/sdp': { schema: sdpAnswerSchema } },
+      headers: { location: { description: 'The call, /v1/realtime/calls/{call_id}.' } },
+    },
+    400: either('`diarization_not_supported_on_transport`, or a bad SDP offer / session (`detail`).'),
+    ...keyRefusals('audio:transcribe'),
+    429: sessionsBusy,
+    503: envelope('`recognition_unavailable`: PocketSphinx is not installed.'),
+  },
+}
+
+const hangUpSchema = {
+  operationId: 'hangUpRealtimeCall',
+  summary: 'Hangs up a call of this key’s owner',
+  tags: ['transcription'],
+  params: callIdParamsSchema,
+  response: {
+    204: noBody('Hung up; its slot is free.'),
+    ...keyRefusals('audio:transcribe'),
+    404: envelope('`call_not_found`: no call in progress with this id for this key.'),
+  },
+}
 
 /** The offer and the optional session configuration, from `application/sdp` or a multipart form. */
 async function readOffer(request: FastifyRequest): Promise<{ sdp: string; session: unknown }> {
@@ -96,7 +146,7 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
       { parseAs: 'string', bodyLimit: MAX_SDP_BYTES },
       (_req, body, done) => done(null, body),
     )
-    scope.post('/v1/realtime/calls', async (request, reply) => {
+    scope.post('/v1/realtime/calls', { schema: placeCallSchema }, async (request, reply) => {
       const principal = await authenticate(deps.keys, request, 'audio:transcribe')
       const { sdp, session } = await readOffer(request)
       if (!/^v=0\r?\n/.test(sdp) || !/^m=audio /m.test(sdp)) {
@@ -171,7 +221,7 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
         .header('cache-control', 'no-store')
         .send(call.answer)
     })
-    scope.delete('/v1/realtime/calls/:call_id', async (request, reply) => {
+    scope.delete('/v1/realtime/calls/:call_id', { schema: hangUpSchema }, async (request, reply) => {
       const principal = await authenticate(deps.keys, request, 'audio:transcribe')
       const call = calls.get((request.params as { call_id: string }).call_id)
       if (!call || call.ownerId !== principal.ownerId) throw callNotFound()

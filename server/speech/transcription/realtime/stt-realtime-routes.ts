@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { TRANSCRIPTION_MODELS } from '../../../../schema/index.ts'
+import { sttRealtimeQuerySchema } from '../../../../schema/service-routes.ts'
 import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
 import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { authenticate } from '../../access/auth.ts'
@@ -8,6 +9,7 @@ import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
 import { badRequest, invalidField, recognitionUnavailable, upgradeRequired } from '../../errors.ts'
 import type { SlotPool } from '../../limits/slots.ts'
+import { detail, either, envelope, keyRefusals, noBody } from '../../route-docs.ts'
 import { applySessionConfig, defaultSettings, SessionConfigError, type SttSettings } from './stt-config.ts'
 import { type SessionSpeakerTracker, SttSession } from './stt-session.ts'
 
@@ -67,6 +69,26 @@ async function admit(deps: SttRealtimeDeps, request: FastifyRequest): Promise<St
   return settings
 }
 
+const socketSchema = (operationId: string) => ({
+  operationId,
+  summary: 'WebSocket upgrade for a realtime transcription session (events: docs/transcription.md)',
+  tags: ['transcription'],
+  querystring: sttRealtimeQuerySchema,
+  response: {
+    101: noBody(
+      'Switching protocols. At capacity the upgrade completes, an `error` event `rate_limit_exceeded` follows and the socket closes with 1000.',
+    ),
+    400: either('Unknown query parameter or value.'),
+    ...keyRefusals('audio:transcribe'),
+    426: detail('A plain GET, without the WebSocket upgrade. Header Upgrade: websocket.'),
+    503: envelope('`recognition_unavailable`: PocketSphinx is not installed.'),
+  },
+})
+const OPERATION_IDS: Record<(typeof STT_REALTIME_PATHS)[number], string> = {
+  '/v1/realtime': 'realtimeTranscriptionSocket',
+  '/v1/stt/realtime': 'sttRealtimeSocket',
+}
+
 /**
  * Realtime transcription over WebSocket, `/v1/realtime` and `/v1/stt/realtime` (contract 4.11, 6.3, 6.4, 8;
  * docs/transcription.md). A socket holds one of its organization's 5 ASR slots from admission until it closes; at
@@ -78,6 +100,7 @@ export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
       path,
       {
         websocket: true,
+        schema: socketSchema(OPERATION_IDS[path]),
         preValidation: async (request) => {
           request.sttSettings = await admit(deps, request)
         },
