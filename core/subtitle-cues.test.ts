@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { expectCueLimits, prng, randomWords, readSrt, readVtt } from '../server/testing/subtitles.ts'
 import {
+  checkCues,
   finishCues,
   renderSrt,
   renderVtt,
@@ -79,10 +80,25 @@ describe('splitCues', () => {
       const prefixes = prefix ? [prefix] : []
       expect(expectCueLimits(readSrt(renderSrt(cues)), { prefixes })).toEqual(expected)
       expect(expectCueLimits(readVtt(renderVtt(cues)), { prefixes })).toEqual(expected)
-      // Cues of one sequence never overlap, even after short ones are held longer.
+      // Cues of one sequence never overlap, even after short ones are held longer, and keep the gap; a cue still
+      // too short or too fast to read is one the next cue left no more room for.
       for (let i = 1; i < cues.length; i++) {
         expect(cues[i]?.start).toBeGreaterThanOrEqual(cues[i - 1]?.end as number)
       }
+      checkCues(cues).forEach((problems, i) => {
+        const cue = cues[i] as (typeof cues)[number]
+        const next = cues[i + 1]
+        for (const p of problems) {
+          expect(['short', 'speed', 'gap']).toContain(p.rule)
+          if (p.rule === 'gap') expect(next && next.start - (cues[i - 1]?.end ?? -1)).toBeDefined()
+          else {
+            const held = next ? Math.min(next.start - 0.08, cue.start + 7) : cue.start + 7
+            expect(cue.end).toBeCloseTo(Math.max(held, cue.end), 6)
+          }
+        }
+        // The gap is broken only where the next cue starts before this cue's words could end earlier.
+        if (problems.some((p) => p.rule === 'gap')) expect((next?.start ?? 0) - cue.start).toBeLessThan(0.081)
+      })
     }
   })
 })
@@ -95,9 +111,88 @@ describe('finishCues', () => {
       { start: 0.6, end: 0.9, lines: ['b'] },
     ])
     expect(cues.map((c) => [c.start, c.end])).toEqual([
-      [0, 0.6],
+      [0, 0.52],
       [0.6, 1.6],
       [5, 6],
+    ])
+  })
+
+  it('holds a cue until it can be read at 17 characters per second, where the next cue allows', () => {
+    const lines = ['x'.repeat(25), 'x'.repeat(25)] // 51 characters with the line break: 3 s to read.
+    const [alone, crowded] = [
+      finishCues([{ start: 0, end: 1.5, lines }]),
+      finishCues([
+        { start: 0, end: 1.5, lines },
+        { start: 2, end: 3, lines: ['next'] },
+      ]),
+    ]
+    expect(alone[0]?.end).toBeCloseTo(3, 6)
+    expect(crowded[0]?.end).toBeCloseTo(1.92, 6)
+  })
+
+  it('ends a cue that runs into the gap before the next a little earlier, and leaves two people at once', () => {
+    const close = finishCues([
+      { start: 0, end: 1.97, lines: ['a'] },
+      { start: 2, end: 3, lines: ['b'] },
+    ])
+    expect(close[0]?.end).toBeCloseTo(1.92, 6)
+    const overlapping = finishCues([
+      { start: 0, end: 2.5, lines: ['a'], voice: 'Ann' },
+      { start: 2, end: 3, lines: ['b'], voice: 'Bo' },
+    ])
+    expect(overlapping[0]?.end).toBe(2.5)
+    expect(checkCues(overlapping)[0]).toEqual([{ rule: 'gap', value: -0.5, limit: 0.08 }])
+  })
+})
+
+describe('checkCues', () => {
+  it('names each rule a cue breaks, with its value and the limit', () => {
+    const long = 'word '.repeat(10).trim() // 49 characters
+    const problems = checkCues([
+      { start: 0, end: 0.5, lines: ['a', 'b', 'c'] },
+      { start: 0.55, end: 9, lines: [long] },
+      { start: 10, end: 11, lines: ['this line has far too many characters', 'for one second'] },
+      { start: 12, end: 13.5, lines: ['fine'] },
+      { start: 14, end: 15, lines: ['x'.repeat(50)] },
+    ])
+    expect(problems[0]).toEqual([
+      { rule: 'lines', value: 3, limit: 2 },
+      { rule: 'short', value: 0.5, limit: 1 },
+      expect.objectContaining({ rule: 'gap', limit: 0.08 }),
+    ])
+    expect(problems[1]).toEqual([
+      { rule: 'line-length', value: 49, limit: 42, line: 1 },
+      { rule: 'long', value: 8.45, limit: 7 },
+    ])
+    expect(problems[2]).toEqual([{ rule: 'speed', value: 52, limit: 17 }])
+    expect(problems[3]).toEqual([])
+    // One word longer than a line cannot be broken; it is not flagged for its length.
+    expect(problems[4]?.map((p) => p.rule)).toEqual(['speed'])
+  })
+})
+
+describe('line breaks', () => {
+  const timed = (text: string) => wordsOverSpan(text, 0, 4)
+  const lines = (text: string) => splitCues(timed(text))[0]?.lines
+
+  it('break after a sentence or a comma rather than where the lines are most even', () => {
+    expect(lines('We went down to the old market, and then we bought bread')).toEqual([
+      'We went down to the old market,',
+      'and then we bought bread',
+    ])
+    expect(lines('I saw it. Then the whole room went quiet for a while')).toEqual([
+      'I saw it.',
+      'Then the whole room went quiet for a while',
+    ])
+  })
+
+  it('never leave an article or a preposition at the end of a line when another break fits', () => {
+    for (const [first] of [lines('she walked slowly all the way to the station in the rain')] as string[][]) {
+      expect(first).not.toMatch(/\b(the|to|in|a|of)$/)
+    }
+    expect(lines('she walked slowly all the way to the station in the rain')).toEqual([
+      'she walked slowly all the way',
+      'to the station in the rain',
     ])
   })
 })

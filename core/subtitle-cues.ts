@@ -6,7 +6,12 @@
  *   written into the text, counts); only a single word longer than a line may make its line longer;
  * - cues are cut at word boundaries using the words' times, preferably at the longest pause or after a sentence's end
  *   in the second half of what would fit, and always at a pause of 1 s or more;
- * - a cue shows at least 1 s when the next cue leaves room; every word appears once, in order.
+ * - two lines break where a phrase does (after a sentence's end or a comma, before a conjunction, never after an
+ *   article or a preposition) among the breaks that keep both lines within the limit;
+ * - a cue shows at least 1 s, and long enough to read at 17 characters per second, when the pause before the next cue
+ *   leaves room; cues in sequence are at least 80 ms apart; every word appears once, in order.
+ *
+ * `checkCues` says which cues still break a rule (the speech too fast to read, two people at once) and why.
  *
  * Pure functions, no imports: the browser and the server run the same code.
  */
@@ -21,6 +26,10 @@ export interface CueLimits {
   maxPauseSeconds: number
   /** A shorter cue is held on screen up to this long (seconds) when the next cue starts later. */
   minSeconds: number
+  /** Reading speed: a cue is held until its characters can be read at this rate, where the next cue allows. */
+  maxCharsPerSecond: number
+  /** The least gap between a cue and the next (seconds), so that a viewer sees the change. */
+  minGapSeconds: number
 }
 
 export const SUBTITLE_LIMITS: Readonly<CueLimits> = {
@@ -29,6 +38,8 @@ export const SUBTITLE_LIMITS: Readonly<CueLimits> = {
   maxLineChars: 42,
   maxPauseSeconds: 1,
   minSeconds: 1,
+  maxCharsPerSecond: 17,
+  minGapSeconds: 0.08,
 }
 
 /** A word with its time in seconds. */
@@ -128,17 +139,72 @@ export function wordsOverSpan(text: string, start: number, end: number): CueWord
   })
 }
 
-/** Sorts cues by start and holds each short one on screen up to `minSeconds`, never into the next cue. */
+/**
+ * Characters a viewer reads in a cue (spaces and the speaker prefix included, line breaks as one space). */
+export const cueCharacters = (cue: Pick<SubtitleCue, 'lines'>) => cue.lines.join(' ').length
+
+/**
+ * Sorts cues by start, then holds each one on screen until it has shown `minSeconds` and can be read at
+ * `maxCharsPerSecond`, as far as `minGapSeconds` before the next cue allows and never past `maxSeconds`; a cue ending
+ * less than `minGapSeconds` before the next starts is ended earlier by as much. A cue overlapping the next by more
+ * than that (two people at once) is left as it is.
+ */
 export function finishCues(cues: readonly SubtitleCue[], limits: Partial<CueLimits> = {}): SubtitleCue[] {
-  const { minSeconds, maxSeconds } = { ...SUBTITLE_LIMITS, ...limits }
+  const { minSeconds, maxSeconds, maxCharsPerSecond, minGapSeconds } = { ...SUBTITLE_LIMITS, ...limits }
   const sorted = cues.map((c) => ({ ...c })).sort((a, b) => a.start - b.start || a.end - b.end)
   sorted.forEach((c, k) => {
-    if (c.end - c.start >= minSeconds) return
     const next = sorted[k + 1]
-    const room = next ? next.start : Number.POSITIVE_INFINITY
-    c.end = Math.max(c.end, Math.min(c.start + minSeconds, room, c.start + maxSeconds))
+    const room = next ? next.start - minGapSeconds : Number.POSITIVE_INFINITY
+    if (c.end > room) {
+      // Within the gap: end a little earlier. Further in, the next cue is someone else speaking meanwhile.
+      if (c.end - room <= minGapSeconds + 1e-9 && room > c.start) c.end = room
+      return
+    }
+    const wanted = Math.max(minSeconds, cueCharacters(c) / maxCharsPerSecond)
+    c.end = Math.max(c.end, Math.min(c.start + wanted, room, c.start + maxSeconds))
   })
   return sorted
+}
+
+export type CueRule = 'lines' | 'line-length' | 'short' | 'long' | 'speed' | 'gap'
+
+/** A rule a cue breaks: what it has (`value`: lines, characters, seconds or characters per second) and the limit. */
+export interface CueProblem {
+  rule: CueRule
+  value: number
+  limit: number
+  /** For `line-length`, which line (from 1). */
+  line?: number
+}
+
+/**
+ * The rules each cue (in the order given, sorted by start) still breaks; an empty list for a cue that keeps them all.
+ * `gap` is the gap to the next cue (negative when they overlap).
+ */
+export function checkCues(cues: readonly SubtitleCue[], limits: Partial<CueLimits> = {}): CueProblem[][] {
+  const l = { ...SUBTITLE_LIMITS, ...limits }
+  // A hundredth of the unit spares values rounded to the millisecond.
+  const slack = 1e-3
+  return cues.map((c, k) => {
+    const problems: CueProblem[] = []
+    const seconds = c.end - c.start
+    if (c.lines.length > l.maxLines)
+      problems.push({ rule: 'lines', value: c.lines.length, limit: l.maxLines })
+    c.lines.forEach((line, i) => {
+      // A word longer than a line cannot be broken; only that is allowed past the limit.
+      if (line.length > l.maxLineChars && !line.split(' ').some((word) => word.length > l.maxLineChars))
+        problems.push({ rule: 'line-length', value: line.length, limit: l.maxLineChars, line: i + 1 })
+    })
+    if (seconds < l.minSeconds - slack) problems.push({ rule: 'short', value: seconds, limit: l.minSeconds })
+    if (seconds > l.maxSeconds + slack) problems.push({ rule: 'long', value: seconds, limit: l.maxSeconds })
+    const speed = cueCharacters(c) / Math.max(seconds, slack)
+    if (speed > l.maxCharsPerSecond + 0.05)
+      problems.push({ rule: 'speed', value: speed, limit: l.maxCharsPerSecond })
+    const next = cues[k + 1]
+    if (next && next.start - c.end < l.minGapSeconds - slack)
+      problems.push({ rule: 'gap', value: next.start - c.end, limit: l.minGapSeconds })
+    return problems
+  })
 }
 
 /** `HH:MM:SS,mmm` (SRT) or `HH:MM:SS.mmm` (WebVTT), rounded to the millisecond, never negative. */
@@ -237,23 +303,51 @@ function bestBreak(ws: readonly CueWord[], from: number, last: number): number {
   return best
 }
 
+/** Words a line should not end on: it would part them from what they introduce. */
+const CLINGING = new Set(
+  'a an the to of in on at by for from with into onto about as than my your his her its our their this that these those is are was were be been has have had will would can could should i we you he she they and or but nor so if'.split(
+    ' ',
+  ),
+)
+/** Words a line may well begin with: they start a phrase. */
+const PHRASE_STARTS = new Set(
+  'and but or nor so because although though while when where which who that if then after before until unless since'.split(
+    ' ',
+  ),
+)
+const bare = (word: string) => word.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '')
+
+/**
+ * What breaking two lines after `word` (and before `next`) costs, in characters of the longer line: a sentence's end
+ * saves 20, a comma 12, a phrase's first word next 4; a clinging word at the line's end costs 10.
+ */
+function breakCost(word: string, next: string): number {
+  if (/[.!?…]["')\]]*$/.test(word)) return -20
+  if (/[,;:–—]["')\]]*$/.test(word)) return -12
+  if (CLINGING.has(bare(word))) return 10
+  if (PHRASE_STARTS.has(bare(next))) return -4
+  return 0
+}
+
 /**
  * The words as at most `maxLines` lines of at most `max` characters, the prefix starting the first: one line when it
- * fits, else two lines as even as possible (the break that makes the longer line shortest), else line by line.
+ * fits, else two lines broken where a phrase does and as even as possible (the least longer line plus the break's
+ * cost), else line by line.
  */
 function layout(words: readonly string[], prefix: string, max: number, maxLines: number): string[] {
   const one = prefix + words.join(' ')
   if (one.length <= max || words.length === 1 || maxLines === 1) return [one]
   if (maxLines >= 2) {
     let best: string[] | undefined
-    let bestLongest = Number.POSITIVE_INFINITY
+    let bestCost = Number.POSITIVE_INFINITY
     for (let k = 1; k < words.length; k++) {
       const a = prefix + words.slice(0, k).join(' ')
       const b = words.slice(k).join(' ')
       const longest = Math.max(a.length, b.length)
-      if (longest <= max && longest < bestLongest) {
+      const cost = longest + breakCost(words[k - 1] as string, words[k] as string)
+      if (longest <= max && cost < bestCost) {
         best = [a, b]
-        bestLongest = longest
+        bestCost = cost
       }
     }
     if (best) return best

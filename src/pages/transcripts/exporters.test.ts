@@ -102,8 +102,9 @@ describe('SRT', () => {
   it('numbers cues, uses comma milliseconds and speaker names after edits', () => {
     expect(toSrt(input())).toBe(
       [
-        '1\n00:00:00,500 --> 00:00:02,250\nInterviewer: Hello there.\n',
-        '2\n00:00:02,250 --> 00:00:04,000\nspeaker_1: [joyful] Hi! <laugh> So & then.\n',
+        // Each cue ends 80 ms before the next begins.
+        '1\n00:00:00,500 --> 00:00:02,170\nInterviewer: Hello there.\n',
+        '2\n00:00:02,250 --> 00:00:03,920\nspeaker_1: [joyful] Hi! <laugh> So & then.\n',
         // One word lasting 8 s: the cue stops at the 7 s cap.
         '3\n00:00:04,000 --> 00:00:11,000\ntail\n',
       ].join('\n'),
@@ -116,8 +117,8 @@ describe('SRT', () => {
       merges: { speaker_1: 'speaker_0' },
       turns: {},
     }
-    // 44 characters on one line: two lines instead.
-    expect(toSrt(input(edits))).toContain('Interviewer: [joyful]\nHi! <laugh> So & then.')
+    // 44 characters on one line: two lines instead, broken where the sentence ends.
+    expect(toSrt(input(edits))).toContain('Interviewer: [joyful] Hi!\n<laugh> So & then.')
     const moved: LabelEdits = { ...renamed, turns: { '2': 'speaker_1' } }
     expect(toSrt(input(moved))).toContain('00:00:04,000 --> 00:00:11,000\nspeaker_1: tail')
   })
@@ -133,8 +134,8 @@ describe('WebVTT', () => {
     expect(toVtt(input())).toBe(
       [
         'WEBVTT\n',
-        '00:00:00.500 --> 00:00:02.250\n<v Interviewer>Hello there.</v>\n',
-        '00:00:02.250 --> 00:00:04.000\n<v speaker_1>[joyful] Hi! &lt;laugh&gt; So &amp; then.</v>\n',
+        '00:00:00.500 --> 00:00:02.170\n<v Interviewer>Hello there.</v>\n',
+        '00:00:02.250 --> 00:00:03.920\n<v speaker_1>[joyful] Hi! &lt;laugh&gt; So &amp; then.</v>\n',
         '00:00:04.000 --> 00:00:11.000\ntail\n',
       ].join('\n'),
     )
@@ -293,8 +294,9 @@ describe('subtitle limits on every export (fixed-seed random transcripts)', () =
     }
     const cues = readSrt(toSrt(input(EMPTY_EDITS, entriesOf(r).entries, r)))
     expect(cues.map((c) => [c.start, c.end, c.lines.join(' ')])).toEqual([
-      [1, 2, 'speaker_0: one two'],
-      [9.5, 10.5, 'speaker_0: three four'],
+      // Held until 17 characters a second can read them (18 and 21 characters).
+      [1, 2.059, 'speaker_0: one two'],
+      [9.5, 10.735, 'speaker_0: three four'],
     ])
   })
 })
