@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { z } from 'zod'
+import {
+  clientSecretResponseSchema,
+  consentListSchema,
+  detailErrorSchema,
+  errorEnvelopeSchema,
+  voiceListSchema,
+} from '../../schema/index.ts'
+import { serviceHealthSchema } from '../../schema/service-routes.ts'
 import { type RunningService, startSpeechService } from '../testing/service.ts'
 import { registeredRoutes } from './openapi.ts'
 
@@ -109,6 +118,29 @@ describe('the published OpenAPI document', () => {
     const consent = await fetch(`${svc.baseUrl}/v1/audio/voice_consents?limit=0`, { headers: auth })
     expect(consent.status).toBe(400)
     expect(await consent.json()).toMatchObject({ param: 'limit' })
+  })
+})
+
+describe('the documented response shapes', () => {
+  // Responses are published as written (`additionalProperties: false`); zod drops unknown keys, so a body equal to
+  // its own parse has no field the document does not name.
+  const exactly = async (schema: z.ZodType, res: Response) => {
+    const body = await res.json()
+    expect(schema.parse(body)).toEqual(body)
+  }
+
+  it('are what the service sends, nothing more', async () => {
+    const headers = { authorization: `Bearer ${svc.apiKey}` }
+    await exactly(serviceHealthSchema, await fetch(`${svc.baseUrl}/health`))
+    await exactly(voiceListSchema, await fetch(`${svc.baseUrl}/v1/voices`, { headers }))
+    await exactly(consentListSchema, await fetch(`${svc.baseUrl}/v1/audio/voice_consents`, { headers }))
+    await exactly(
+      clientSecretResponseSchema,
+      await fetch(`${svc.baseUrl}/v1/realtime/client_secrets`, { method: 'POST', headers }),
+    )
+    await exactly(errorEnvelopeSchema, await fetch(`${svc.baseUrl}/v1/voices`))
+    await exactly(detailErrorSchema, await fetch(`${svc.baseUrl}/v1/voices?model=nope`, { headers }))
+    await exactly(detailErrorSchema, await fetch(`${svc.baseUrl}/v1/nothing-here`))
   })
 })
 
