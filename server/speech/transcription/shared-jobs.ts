@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import { type Job, Queue, WaitingError, Worker } from 'bullmq'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
 import { BlobStore } from '../../storage/blobs.ts'
@@ -14,115 +15,87 @@ import { prepareUpload, type TranscriptionEngines, transcribeUpload } from './up
 
 /**
  * Transcription uploads as jobs any instance may run (`REDIS_URL` and `DATABASE_URL`; docs/deploy.md, Transcription
- * jobs). The instance that took the upload (the origin) keeps the file in PostgreSQL (`transcription_upload_chunks`,
- * server/storage/blobs.ts) and the job in Redis; a worker loop on every instance with workers moves it from the
- * `pending` list to its own `processing` list (BLMOVE: nothing is ever only in a worker's memory), runs it, and writes
- * its events — started, text deltas, the result or the error — to the job's Redis stream, which the origin reads and
- * relays to its client. Keys share the hash tag `{jobs}` so every script runs on one node.
+ * jobs). The queue is BullMQ's: a BullMQ Worker on every instance with workers takes jobs, holds a lock on each while
+ * it runs, and BullMQ's stalled check puts the job of a worker whose lock lapsed back in line once
+ * (`maxStalledCount: 1`), failing it on the second loss.
  *
- * Liveness: every instance renews its score (expiry, in Redis's clock) in `instances`, and a worker also in `workers`,
- * every third of the heartbeat TTL. Every instance reaps: a worker whose score ran out has each job of its processing
- * list put back at the head of the line once (the attempt count on the job) — or, on the second loss or when no live
- * worker is left, failed with a `lost` event, which the origin answers as the contract's clean error. A worker drops a job
- * whose origin stopped renewing (its client is gone with it) or whose record was deleted (the client left), and
- * events of a run that was taken from it (it stalled past the TTL) are refused by the run token.
+ * What BullMQ does not provide stays here, small: the file in PostgreSQL (server/storage/blobs.ts); a registry of live
+ * instances and workers (expiries in Redis's clock, renewed every third of the heartbeat TTL) so that a worker drops
+ * the job of an origin that died, and an origin fails its job when its worker died with no other left to take it;
+ * a job record (`job:<id>`: origin, worker, run token) whose deletion cancels the job wherever it runs and whose run
+ * token refuses the events of a run that lost its job; and the job's event stream (`events:<id>`) that the origin
+ * relays to its client.
  */
 
 const NOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
-const LIVE = `redis.call('ZCOUNT', KEYS[LIVE_KEY], '(' .. now, '+inf')`
 
 /**
- * KEYS: instances, workers, processing. ARGV: id, ttl, isWorker, keep. The registry and this worker's list expire
- * `keep` after the last beat of anyone: a deployment whose every instance died leaves nothing in Redis for good.
+ * KEYS: instances, workers, then BullMQ's queue-wide keys. ARGV: id, ttl, isWorker, keep. Every key of the queue
+ * expires `keep` after the last beat of anyone: a deployment whose every instance died leaves nothing in Redis for good.
  */
 const HEARTBEAT = `${NOW}
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if ARGV[3] == '1' then
-  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
 end
 return 1
 `
 
-/** KEYS: instances, workers. ARGV: id. A stopping instance: gone from both, so its jobs are reaped at once. */
+/** KEYS: instances, workers. ARGV: id. A stopping instance. */
 const LEAVE = `
 redis.call('ZREM', KEYS[1], ARGV[1])
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then redis.call('ZADD', KEYS[2], 0, ARGV[1]) end
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `
 
-/** KEYS: instances, workers, pending. ARGV: key base, attempts allowed. Returns how many dead workers were reaped. */
-const REAP = `${NOW}
-local live = ${LIVE.replace('LIVE_KEY', '2')}
-local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
-for _, w in ipairs(dead) do
-  local list = ARGV[1] .. 'processing:' .. w
-  for _, id in ipairs(redis.call('LRANGE', list, 0, -1)) do
-    local job = ARGV[1] .. 'job:' .. id
-    if redis.call('EXISTS', job) == 1 then
-      local attempts = redis.call('HINCRBY', job, 'attempts', 1)
-      local events = ARGV[1] .. 'events:' .. id
-      if attempts < tonumber(ARGV[2]) and live > 0 then
-        redis.call('HDEL', job, 'worker', 'run')
-        redis.call('RPUSH', KEYS[3], id)
-        redis.call('XADD', events, '*', 'e', '{"type":"retry"}')
-      else
-        -- The dead worker stays named, so the origin's watch does not take the job for one never taken.
-        redis.call('HDEL', job, 'run')
-        redis.call('XADD', events, '*', 'e', '{"type":"lost"}')
-      end
-      redis.call('PEXPIRE', events, math.max(1000, redis.call('PTTL', job)))
-    end
-  end
-  redis.call('DEL', list)
-  redis.call('ZREM', KEYS[2], w)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return #dead
-`
-
-/** KEYS: workers, job, pending. ARGV: id, owner, origin, options, ttl. 0 when no worker is alive to take it. */
-const ENQUEUE = `${NOW}
-if ${LIVE.replace('LIVE_KEY', '1')} == 0 then return 0 end
-redis.call('HSET', KEYS[2], 'owner', ARGV[2], 'origin', ARGV[3], 'options', ARGV[4], 'attempts', 0)
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-redis.call('LPUSH', KEYS[3], ARGV[1])
+/** KEYS: workers, job. ARGV: owner, origin, ttl. 0 when no worker is alive to take it. */
+const RECORD = `${NOW}
+if redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf') == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'owner', ARGV[1], 'origin', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 `
 
 /**
- * KEYS: job, events, processing, instances. ARGV: id, worker, run. {1, options} when this run is the job's now;
- * {0} when the job is gone (the client left), {-1} when its origin is gone (the job is dropped).
+ * KEYS: job, events, instances. ARGV: worker, run, ttl. 1 when this run is the job's now (a run after a lost one says
+ * `retry` first); 0 when the job is gone (the client left); -1 when its origin is gone (the job is dropped).
  */
 const CLAIM = `${NOW}
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('LREM', KEYS[3], 0, ARGV[1])
-  return {0}
-end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local origin = redis.call('HGET', KEYS[1], 'origin')
-if tonumber(redis.call('ZSCORE', KEYS[4], origin) or '0') <= now then
+if tonumber(redis.call('ZSCORE', KEYS[3], origin) or '0') <= now then
   redis.call('DEL', KEYS[1], KEYS[2])
-  redis.call('LREM', KEYS[3], 0, ARGV[1])
-  return {-1}
+  return -1
 end
-redis.call('HSET', KEYS[1], 'worker', ARGV[2], 'run', ARGV[3])
-return {1, redis.call('HGET', KEYS[1], 'options')}
+if redis.call('HEXISTS', KEYS[1], 'worker') == 1 then
+  redis.call('XADD', KEYS[2], '*', 'e', '{"type":"retry"}')
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'worker', ARGV[1], 'run', ARGV[2])
+return 1
 `
 
-/** KEYS: job, events, processing. ARGV: id, run, event, final, ttl. 0 when the run is no longer the job's: stop. */
+/** KEYS: job, events. ARGV: run, event, ttl. 0 when the run is no longer the job's: stop. */
 const EMIT = `
-local mine = redis.call('HGET', KEYS[1], 'run') == ARGV[2]
-if mine then
-  redis.call('XADD', KEYS[2], '*', 'e', ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
-end
-if ARGV[4] == '1' or not mine then redis.call('LREM', KEYS[3], 0, ARGV[1]) end
-return mine and 1 or 0
+if redis.call('HGET', KEYS[1], 'run') ~= ARGV[1] then return 0 end
+redis.call('XADD', KEYS[2], '*', 'e', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+`
+
+/** KEYS: job, events. ARGV: ttl. BullMQ failed the job (lost twice): its origin answers the clean error. */
+const LOST = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[1], 'run')
+redis.call('XADD', KEYS[2], '*', 'e', '{"type":"lost"}')
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return 1
 `
 
 /** KEYS: job, instances. ARGV: run. 1 go on; 0 the job was cancelled or taken over; -1 its origin is gone. */
@@ -133,41 +106,58 @@ return 1
 `
 
 /**
- * KEYS: job, events, workers. ARGV: ttl. The origin's look at its waiting job (and the renewal of its keys): -1 gone,
- * 0 waiting with no live worker to take it, 1 fine.
+ * KEYS: job, events, workers, BullMQ's job. ARGV: ttl. The origin's look at its job (and the renewal of its keys):
+ * -1 gone; -2 its worker died and no worker is left to take it over; 0 never taken and no worker alive; 1 fine.
  */
 const WATCH = `${NOW}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
-if redis.call('HEXISTS', KEYS[1], 'worker') == 1 then return 1 end
-if ${LIVE.replace('LIVE_KEY', '3')} > 0 then return 1 end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ARGV[1]) end
+local worker = redis.call('HGET', KEYS[1], 'worker')
+if worker and tonumber(redis.call('ZSCORE', KEYS[3], worker) or '0') > now then return 1 end
+if redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf') > 0 then return 1 end
+if worker then return -2 end
 return 0
-`
-
-/** KEYS: job, events, pending. ARGV: id. The job is over (answered, or its client left): nothing of it stays. */
-const DROP = `
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('LREM', KEYS[3], 0, ARGV[1])
-return 1
 `
 
 const scripts = {
   heartbeat: new Script(HEARTBEAT),
   leave: new Script(LEAVE),
-  reap: new Script(REAP),
-  enqueue: new Script(ENQUEUE),
+  record: new Script(RECORD),
   claim: new Script(CLAIM),
   emit: new Script(EMIT),
+  lost: new Script(LOST),
   alive: new Script(ALIVE),
   watch: new Script(WATCH),
-  drop: new Script(DROP),
 }
 
-/** One run of a job and one loss of its worker; the second loss is the client's error (put back once). */
-const ATTEMPTS = 2
+/** BullMQ's queue. Its keys share the hash tag `{jobs}` with the records and streams, so scripts span both. */
+const QUEUE = 'transcription'
+/** BullMQ's queue-wide keys that the heartbeat keeps expiring (not `stalled-check`, whose own expiry paces checks). */
+const QUEUE_KEYS = [
+  'wait',
+  'active',
+  'paused',
+  'id',
+  'delayed',
+  'prioritized',
+  'completed',
+  'failed',
+  'stalled',
+  'meta',
+  'events',
+  'pc',
+  'marker',
+  'waiting-children',
+]
 /** Chunks written by an origin that died before its job was queued are swept after this long. */
 const ORPHAN_AGE_MS = 10 * 60_000
+
+interface JobData {
+  owner: string
+  options: TranscriptionOptions
+}
 
 /** An error carried from the worker to the origin: an ApiError keeps its status and shape, anything else is a 500. */
 interface WireError {
@@ -187,7 +177,7 @@ type JobEvent =
   | { type: 'delta'; delta: string }
   | { type: 'done'; parts: TranscriptParts }
   | { type: 'rejected' | 'failed'; error: WireError }
-  /** Written by a reaper: the worker was lost and the job is back in line (`retry`) or given up (`lost`). */
+  /** `retry`: a new run of a job whose worker was lost (BullMQ put it back); `lost`: BullMQ gave the job up. */
   | { type: 'retry' | 'lost' }
   /** The origin's own watch: the job's record expired, or no worker is alive to take it. */
   | { type: 'vanished' | 'unattended' }
@@ -362,42 +352,53 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
   private readonly jobTtlMs: number
   private readonly blobs: BlobStore
   private readonly reader: StreamReader
+  private readonly queue: Queue<JobData>
+  private worker: Worker<JobData> | undefined
   /** Jobs this instance took an upload for: id → where its watch's findings go, and its clean-up. */
   private readonly waiting = new Map<
     string,
     { deliver: (event: JobEvent) => void; end: () => Promise<void> }
   >()
-  /** The runs of this instance's workers, awaited on close. */
-  private readonly works = new Set<Promise<void>>()
   /** Jobs this instance's workers run: id → run token and abort. */
   private readonly running = new Map<string, { run: string; abort: AbortController }>()
-  /** Jobs taken from the line but not yet claimed or finished: what counts against `workers`. */
-  private busy = 0
-  private freed: (() => void) | undefined
   /** Final events a worker could not write (Redis away): written again at each tick. */
   private readonly unwritten = new Map<string, { run: string; event: JobEvent }>()
+  /** Ended jobs BullMQ still held locked when their origin let them go: removed at a later tick. */
+  private readonly unremoved = new Set<string>()
   private readonly tick: NodeJS.Timeout
-  private taking: Promise<void> = Promise.resolve()
   private closed = false
   private down = false
   private lastSweep = 0
 
   private constructor(
     private readonly redis: Redis,
-    private readonly taker: Redis,
+    private readonly blocking: Redis,
     streams: Redis,
     private readonly opts: SharedJobsOptions,
   ) {
-    this.base = `${opts.prefix ?? 'speech:'}{jobs}:`
+    const prefix = opts.prefix ?? 'speech:'
+    this.base = `${prefix}{jobs}:`
     this.ttlMs = opts.heartbeatTtlMs ?? DEFAULT_LEASE_TTL_MS
     this.jobTtlMs = Math.max(60_000, 10 * this.ttlMs)
     this.blobs = new BlobStore(opts.storage.db, 'transcription_upload_chunks')
     this.reader = new StreamReader(streams, redis)
-    this.tick = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.ttlMs / 3)))
+    // Finished jobs are deleted at once; nobody reads BullMQ's own event stream, so it is kept short.
+    this.queue = new Queue<JobData>(QUEUE, {
+      connection: redis,
+      prefix: `${prefix}queue{jobs}`,
+      streams: { events: { maxLen: 100 } },
+      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+    })
+    this.queue.on('error', (err) => this.opts.log.warn({ err }, 'transcription queue error'))
+    this.tick = setInterval(() => void this.beat(), this.beatMs)
     this.tick.unref()
   }
 
-  /** Connects, says this instance is alive (before it takes or queues anything) and starts its worker loop. */
+  private get beatMs() {
+    return Math.max(100, Math.floor(this.ttlMs / 3))
+  }
+
+  /** Connects, says this instance is alive (before it takes or queues anything) and starts its workers. */
   static async open(opts: SharedJobsOptions): Promise<SharedTranscriptionJobs> {
     const redis = new Redis(opts.url, {
       lazyConnect: true,
@@ -405,28 +406,27 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
       commandTimeout: 2000,
       enableOfflineQueue: false,
     })
-    // Blocking reads (BLMOVE, XREAD) wait longer than any command timeout: connections of their own, without one.
-    const taker = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    // Blocking reads (BullMQ's worker, XREAD) wait longer than any command timeout: connections of their own.
+    const blocking = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: null })
     const streams = new Redis(opts.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
-    for (const connection of [redis, taker, streams]) connection.on('error', () => {})
+    for (const connection of [redis, blocking, streams]) connection.on('error', () => {})
     try {
-      await Promise.all([redis.connect(), taker.connect(), streams.connect()])
+      await Promise.all([redis.connect(), blocking.connect(), streams.connect()])
     } catch (err) {
-      for (const connection of [redis, taker, streams]) connection.disconnect()
+      for (const connection of [redis, blocking, streams]) connection.disconnect()
       throw new Error(`REDIS_URL is set but Redis did not answer: ${(err as Error).message}`)
     }
-    const jobs = new SharedTranscriptionJobs(redis, taker, streams, opts)
+    const jobs = new SharedTranscriptionJobs(redis, blocking, streams, opts)
+    await jobs.queue.waitUntilReady()
     await jobs.reader.start()
     await jobs.beat()
-    if (opts.workers > 0) jobs.taking = jobs.take()
+    if (opts.workers > 0) jobs.startWorker()
     return jobs
   }
 
   private key = {
-    pending: () => `${this.base}pending`,
     instances: () => `${this.base}instances`,
     workers: () => `${this.base}workers`,
-    processing: (instance: string) => `${this.base}processing:${instance}`,
     job: (id: string) => `${this.base}job:${id}`,
     events: (id: string) => `${this.base}events:${id}`,
   }
@@ -460,13 +460,12 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
     )
     const unfollow = this.reader.follow(this.key.events(id), (event) => inbox.push(event))
     let ended: Promise<void> | undefined
-    // However the job ends — answered, failed, or the client gone — its record, stream and file go at once.
+    // However the job ends — answered, failed, or the client gone — its record, stream, BullMQ job and file go at once.
     const end = () => {
       ended ??= (async () => {
         unfollow()
-        await this.run('drop', [this.key.job(id), this.key.events(id), this.key.pending()], [id]).catch(
-          () => {},
-        )
+        await this.redis.del(this.key.job(id), this.key.events(id)).catch(() => {})
+        await this.remove(id)
         // After the file is written (a client that left mid-write): deleted before, its later chunks would stay.
         await stored.catch(() => {})
         await this.blobs.delete(id).catch(() => {})
@@ -478,13 +477,18 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
     try {
       await stored
       signal.throwIfAborted()
-      const queued = await this.run(
-        'enqueue',
-        [this.key.workers(), this.key.job(id), this.key.pending()],
-        [id, upload.ownerId, this.instanceId, JSON.stringify(upload.options), this.jobTtlMs],
+      const recorded = await this.run(
+        'record',
+        [this.key.workers(), this.key.job(id)],
+        [upload.ownerId, this.instanceId, this.jobTtlMs],
       )
-      if (Number(queued) !== 1) throw noTranscriptionWorker()
-      // Watched from now on (the beat looks for its record, which exists only once it is queued).
+      if (Number(recorded) !== 1) throw noTranscriptionWorker()
+      await this.queue
+        .add('upload', { owner: upload.ownerId, options: upload.options }, { jobId: id })
+        .catch(() => {
+          throw limitsUnavailable()
+        })
+      // Watched from now on: its worker's liveness, and its keys' expiry renewed.
       if (!ended) this.waiting.set(id, { deliver: (event) => inbox.push(event), end })
       for (;;) {
         const event = await inbox.next()
@@ -522,77 +526,77 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
     }
   }
 
-  // The worker: take, claim, run, report.
-
-  private async take() {
-    while (!this.closed) {
-      if (this.busy >= this.opts.workers) {
-        await new Promise<void>((resolve) => {
-          this.freed = resolve
-        })
-        this.freed = undefined
-        continue
-      }
-      let id: string | null
-      try {
-        id = await this.taker.blmove(
-          this.key.pending(),
-          this.key.processing(this.instanceId),
-          'RIGHT',
-          'LEFT',
-          1,
-        )
-      } catch {
-        if (this.closed) return
-        await new Promise((resolve) => setTimeout(resolve, 500))
-        continue
-      }
-      if (id) {
-        this.busy++
-        const work = this.work(id).finally(() => {
-          this.busy--
-          this.works.delete(work)
-          this.freed?.()
-        })
-        this.works.add(work)
-      }
-    }
+  /** Removes a job from BullMQ; one still locked by its worker (which will see it cancelled) is tried again later. */
+  private async remove(id: string) {
+    const removed = await this.queue.remove(id).catch(() => 0)
+    if (removed === 1) this.unremoved.delete(id)
+    else this.unremoved.add(id)
   }
 
-  private async work(id: string) {
-    const runToken = randomBytes(9).toString('base64url')
-    let claim: [number, string?] = [0]
-    // The job is in this instance's processing list already: a claim lost to a Redis hiccup is tried again (for
-    // about ten seconds), or the origin would wait on a job nobody runs.
+  // The worker: BullMQ hands it a job; it claims, runs and reports.
+
+  private startWorker() {
+    // Events travel by the job's own Redis stream, not QueueEvents or job progress: BullMQ's event stream is one
+    // capped log that every origin would read in full, while a job's stream is read by its origin alone, in order,
+    // and deleted with the job, so a cancelled job leaves nothing and no delta is dropped or delivered twice.
+    const worker = new Worker<JobData>(QUEUE, (job, token) => this.process(job, token), {
+      connection: this.blocking,
+      prefix: `${this.opts.prefix ?? 'speech:'}queue{jobs}`,
+      name: this.instanceId,
+      concurrency: this.opts.workers,
+      // The heartbeat TTL is also the lock's: a killed worker's job is back in line within about 4/3 of it.
+      lockDuration: this.ttlMs,
+      stalledInterval: this.beatMs,
+      maxStalledCount: 1,
+    })
+    worker.on('error', (err) => {
+      if (!this.down) this.opts.log.warn({ err }, 'transcription worker error')
+    })
+    // `process` reports its own failures and never throws: a failed job is BullMQ's verdict, lost twice.
+    worker.on('failed', (job) => {
+      if (!job?.id) return
+      this.opts.log.warn({ job: job.id }, 'transcription job lost twice; failed')
+      void this.run('lost', [this.key.job(job.id), this.key.events(job.id)], [this.jobTtlMs]).catch(() => {})
+    })
+    this.worker = worker
+  }
+
+  private async process(job: Job<JobData>, token: string | undefined) {
+    const id = job.id as string
+    const run = randomBytes(9).toString('base64url')
+    let claim = 0
+    // A claim lost to a Redis hiccup is tried again (for about ten seconds), or the origin would wait on a job
+    // BullMQ believes taken.
     for (let tries = 0; ; tries++) {
       try {
-        claim = (await this.run(
-          'claim',
-          [this.key.job(id), this.key.events(id), this.key.processing(this.instanceId), this.key.instances()],
-          [id, this.instanceId, runToken],
-        )) as [number, string?]
+        claim = Number(
+          await this.run(
+            'claim',
+            [this.key.job(id), this.key.events(id), this.key.instances()],
+            [this.instanceId, run, this.jobTtlMs],
+          ),
+        )
         break
       } catch {
         if (this.closed || tries >= 20) return
         await new Promise((resolve) => setTimeout(resolve, 500))
       }
     }
-    if (claim[0] === -1) await this.blobs.delete(id).catch(() => {})
-    if (claim[0] !== 1) return
-    const options = JSON.parse(claim[1] as string) as TranscriptionOptions
+    if (claim === -1) await this.blobs.delete(id).catch(() => {})
+    if (claim !== 1) return
     const abort = new AbortController()
-    this.running.set(id, { run: runToken, abort })
-    const emit = async (event: JobEvent, final = false) => {
+    this.running.set(id, { run, abort })
+    const emit = async (event: JobEvent) => {
       const mine = await this.run(
         'emit',
-        [this.key.job(id), this.key.events(id), this.key.processing(this.instanceId)],
-        [id, runToken, JSON.stringify(event), final ? '1' : '0', this.jobTtlMs],
+        [this.key.job(id), this.key.events(id)],
+        [run, JSON.stringify(event), this.jobTtlMs],
       )
       if (Number(mine) !== 1) abort.abort()
     }
     const finish = (event: JobEvent) =>
-      emit(event, true).catch(() => {
-        this.unwritten.set(id, { run: runToken, event })
+      emit(event).catch(() => {
+        this.unwritten.set(id, { run, event })
       })
     try {
       const file = await this.blobs.read(id)
@@ -606,7 +610,7 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
       }
       await emit({ type: 'started' })
       abort.signal.throwIfAborted()
-      const parts = await transcribeUpload(this.opts.engines, audio, options, {
+      const parts = await transcribeUpload(this.opts.engines, audio, job.data.options, {
         signal: abort.signal,
         log: this.opts.log,
         // Written in order on one connection; a refusal (the job was cancelled) aborts the run.
@@ -614,45 +618,38 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
       })
       await finish({ type: 'done', parts })
     } catch (err) {
-      if (abort.signal.aborted) {
-        await this.redis.lrem(this.key.processing(this.instanceId), 0, id).catch(() => {})
-      } else {
+      if (!abort.signal.aborted) {
         this.opts.log.error({ err, job: id }, 'transcription job failed')
         await finish({ type: 'failed', error: toWire(err) })
+      } else if (this.closed && token) {
+        // This instance is stopping: the job goes back to the line at once, for another worker to run again.
+        await job.moveToWait(token)
+        throw new WaitingError()
       }
     } finally {
       this.running.delete(id)
     }
   }
 
-  // Every third of the TTL: alive, reap the dead, watch what this instance waits on and runs.
+  // Every third of the TTL: alive, watch what this instance waits on and runs.
 
   private async beat() {
     const log = this.opts.log
     try {
       await this.run(
         'heartbeat',
-        [this.key.instances(), this.key.workers(), this.key.processing(this.instanceId)],
+        [this.key.instances(), this.key.workers(), ...QUEUE_KEYS.map((k) => this.queue.toKey(k))],
         [this.instanceId, this.ttlMs, this.opts.workers > 0 ? '1' : '0', this.jobTtlMs],
       )
-      const reaped = Number(
-        await this.run(
-          'reap',
-          [this.key.instances(), this.key.workers(), this.key.pending()],
-          [this.base, ATTEMPTS],
-        ),
-      )
-      if (reaped > 0)
-        log.warn({ workers: reaped }, 'transcription workers stopped; their jobs were put back or failed')
       for (const [id, { deliver }] of this.waiting) {
         const state = Number(
           await this.run(
             'watch',
-            [this.key.job(id), this.key.events(id), this.key.workers()],
+            [this.key.job(id), this.key.events(id), this.key.workers(), this.queue.toKey(id)],
             [this.jobTtlMs],
           ),
         )
-        if (state === -1) deliver({ type: 'vanished' })
+        if (state === -1 || state === -2) deliver({ type: state === -1 ? 'vanished' : 'lost' })
         else if (state === 0) deliver({ type: 'unattended' })
       }
       for (const [id, { run, abort }] of this.running) {
@@ -660,18 +657,19 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
         if (state === 1) continue
         abort.abort()
         if (state === -1) {
-          await this.run('drop', [this.key.job(id), this.key.events(id), this.key.pending()], [id])
+          await this.redis.del(this.key.job(id), this.key.events(id))
           await this.blobs.delete(id)
         }
       }
       for (const [id, { run, event }] of this.unwritten) {
         await this.run(
           'emit',
-          [this.key.job(id), this.key.events(id), this.key.processing(this.instanceId)],
-          [id, run, JSON.stringify(event), '1', this.jobTtlMs],
+          [this.key.job(id), this.key.events(id)],
+          [run, JSON.stringify(event), this.jobTtlMs],
         )
         this.unwritten.delete(id)
       }
+      for (const id of this.unremoved) await this.remove(id)
       if (Date.now() - this.lastSweep > ORPHAN_AGE_MS) {
         this.lastSweep = Date.now()
         await this.blobs.sweep(async (keys) => {
@@ -686,24 +684,20 @@ export class SharedTranscriptionJobs implements TranscriptionJobs {
   }
 
   /**
-   * A stopping instance takes no more jobs, leaves the registry so that the jobs it runs go back to the line at once
-   * (or fail cleanly when no worker is left), and ends the jobs it took uploads for (their clients are gone).
+   * A stopping instance takes no more jobs, puts the jobs it runs back in line at once (their origins fail them
+   * cleanly when no worker is left), leaves the registry, and ends the jobs it took uploads for (their clients are gone).
    */
   async close(): Promise<void> {
     this.closed = true
     clearInterval(this.tick)
-    this.freed?.()
-    this.taker.disconnect()
-    await this.taking
-    await this.run('leave', [this.key.instances(), this.key.workers()], [this.instanceId]).catch(() => {})
-    await this.run(
-      'reap',
-      [this.key.instances(), this.key.workers(), this.key.pending()],
-      [this.base, ATTEMPTS],
-    ).catch(() => {})
+    const stopped = this.worker?.close()
     for (const { abort } of this.running.values()) abort.abort()
-    await Promise.allSettled([...this.works, ...[...this.waiting.values()].map(({ end }) => end())])
+    await stopped?.catch(() => {})
+    await this.run('leave', [this.key.instances(), this.key.workers()], [this.instanceId]).catch(() => {})
+    await Promise.allSettled([...this.waiting.values()].map(({ end }) => end()))
+    await this.queue.close().catch(() => {})
     await this.reader.close()
+    this.blocking.disconnect()
     await this.redis.quit().catch(() => this.redis.disconnect())
   }
 }
