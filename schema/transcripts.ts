@@ -56,24 +56,33 @@ export type TurnSplit = z.infer<typeof turnSplitSchema>
 /** Split points one turn may hold. */
 export const MAX_SPLITS_PER_TURN = 50
 
+/** Characters of a turn's corrected text. */
+export const MAX_TURN_TEXT = 10_000
+
 /**
  * A reviewer's edits, kept apart from the service's result: display names, merges (speaker → the speaker it was
  * merged into), turns reassigned by their index in the result's turn list (null: unattributed), and turns split at
  * points in time (by the same index; each part after a point goes to that point's speaker, the part before the first
- * point stays the turn's own). A speaker id the result never had is one the reviewer added. `splits` is left out
- * when there are none, so edits saved before it existed read the same.
+ * point stays the turn's own). A speaker id the result never had is one the reviewer added. `texts` holds a turn's
+ * words as the reviewer corrected them (by the same index; the words' times are worked out from the result's, see
+ * core/word-alignment.ts). `splits` and `texts` are left out when there are none, so edits saved before they
+ * existed read the same.
  */
 export const labelEditsSchema = z.strictObject({
   names: z.record(speakerId, z.string().trim().min(1).max(80)).default({}),
   merges: z.record(speakerId, speakerId).default({}),
   turns: z.record(turnKey, speakerId.nullable()).default({}),
   splits: z.record(turnKey, z.array(turnSplitSchema).min(1).max(MAX_SPLITS_PER_TURN)).optional(),
+  texts: z.record(turnKey, z.string().max(MAX_TURN_TEXT)).optional(),
 })
 export type LabelEdits = z.infer<typeof labelEditsSchema>
 
 export const EMPTY_EDITS: LabelEdits = { names: {}, merges: {}, turns: {} }
 
-/** PUT /api/transcripts/:id/labels. `revision` is the one the edits were based on; a stale one gets 409. */
+/**
+ * PUT /api/transcripts/:id/labels (speaker edits and text corrections alike). `revision` is the one the edits were
+ * based on; a stale one gets 409.
+ */
 export const saveLabelsRequestSchema = z.strictObject({
   edits: labelEditsSchema,
   revision: z.number().int().min(0),

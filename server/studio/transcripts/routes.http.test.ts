@@ -122,6 +122,45 @@ describe('upload through the backend', () => {
     expect(after.labels).toMatchObject({ edits, revision: 1 })
   })
 
+  it('keeps text corrections beside the label edits, on the same revisions, the result unchanged', async () => {
+    const put = (body: unknown) =>
+      api(`/transcripts/${id}/labels`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const current = (await (await api(`/transcripts/${id}`)).json()) as {
+      result: unknown
+      labels: { edits: Record<string, unknown>; revision: number }
+    }
+    const edits = { ...current.labels.edits, texts: { '0': 'the reviewer’s own words' } }
+    const saved = await put({ edits, revision: current.labels.revision })
+    expect(saved.status).toBe(200)
+    const revision = current.labels.revision + 1
+    expect(await saved.json()).toMatchObject({ edits, revision })
+    // A second reviewer still on the earlier revision gets the saved corrections back, and changes nothing.
+    const stale = await put({
+      edits: { ...edits, texts: { '0': 'theirs' } },
+      revision: current.labels.revision,
+    })
+    expect(stale.status).toBe(409)
+    expect(await stale.json()).toMatchObject({
+      error: { code: 'conflict' },
+      labels: { revision, edits: { texts: { '0': 'the reviewer’s own words' } } },
+    })
+    expect((await put({ edits: { ...edits, texts: { first: 'x' } }, revision })).status).toBe(400)
+    expect((await put({ edits: { ...edits, texts: { '0': 'x'.repeat(10_001) } }, revision })).status).toBe(
+      400,
+    )
+    const after = (await (await api(`/transcripts/${id}`)).json()) as typeof current & { edited: boolean }
+    expect(after.result).toEqual(current.result)
+    expect(after.labels).toMatchObject({ edits, revision })
+    const listed = (await (await api('/transcripts')).json()) as {
+      data: Array<{ id: string; edited: boolean }>
+    }
+    expect(listed.data.find((t) => t.id === id)?.edited).toBe(true)
+  })
+
   it('keeps peaks the browser measured', async () => {
     const peaks = { data: [0, 0.5, 1], duration: 30 }
     const put = await api(`/transcripts/${id}/peaks`, {

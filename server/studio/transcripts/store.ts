@@ -19,7 +19,7 @@ import type { StudioStorage } from '../database.ts'
 
 /**
  * Saved transcripts of the studio's organization: the service's result exactly as it came (written once, never
- * updated), the reviewers' label edits in their own table with a revision counter, waveform peaks, and the audio in
+ * updated), the reviewers' label edits and text corrections in their own table with a revision counter, waveform peaks, and the audio in
  * the database in chunks (server/storage/blobs.ts), so every backend instance serves every recording. A recording's
  * chunks are written before its row; a crash between the two leaves chunks no row names, swept after a day.
  */
@@ -338,7 +338,8 @@ function summarize(row: Row): TranscriptSummary {
       Object.keys(edits.names).length +
         Object.keys(edits.merges).length +
         Object.keys(edits.turns).length +
-        Object.keys(edits.splits ?? {}).length >
+        Object.keys(edits.splits ?? {}).length +
+        Object.keys(edits.texts ?? {}).length >
       0,
   }
 }

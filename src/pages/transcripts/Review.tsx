@@ -1,6 +1,7 @@
-import { type KeyboardEvent, useEffect, useRef, useState } from 'react'
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
 import type { LabelEdits } from '../../api/transcripts.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
+import { countMatches, type FindOptions, replaceAll } from './corrections.ts'
 import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
 import {
   canSplit,
@@ -15,8 +16,8 @@ import {
   speakerOf,
   splitTargets,
 } from './labels.ts'
-import { type OpenTranscript, useReview } from './review-store.ts'
-import { TurnList } from './TurnList.tsx'
+import { type OpenTranscript, PLAYBACK_RATES, useReview } from './review-store.ts'
+import { TurnList, UNSURE_NOTE_ID } from './TurnList.tsx'
 import { clock } from './turns.ts'
 import { Waveform } from './Waveform.tsx'
 
@@ -56,9 +57,28 @@ function download(name: string, format: ExportFormat, text: string) {
   saveBlob(blob, `${name.replace(/\.[a-z0-9]+$/i, '')}.${format}`)
 }
 
-/** Keys the review answers to when focus is not in a field. */
-const SHORTCUTS =
-  'Space or K: play/pause · J / L or ← / →: back / forward 5 s · P / N: previous / next turn · S: split at the playhead · Ctrl+Z: undo'
+/** Keys the review answers to: the first anywhere on it, even while typing; the rest when focus is not in a field. */
+const SHORTCUTS = [
+  'Ctrl+Space: play/pause, also while typing',
+  'Space or K: play/pause',
+  'J / L or ← / →: back / forward 5 s',
+  '[ / ]: slower / faster',
+  'P / N: previous / next turn',
+  'S: split at the playhead',
+  'Ctrl+Z: undo',
+  'on a word: ← / → the word before / after, Enter plays from it',
+  'in a turn’s text: Ctrl+Enter saves, Escape cancels',
+]
+
+/** The playback speed one step slower (-1) or faster (+1) than `rate`. */
+function stepRate(rate: number, step: -1 | 1): number {
+  const at = PLAYBACK_RATES.findIndex((r) => r >= rate)
+  const i = Math.min(PLAYBACK_RATES.length - 1, Math.max(0, (at < 0 ? PLAYBACK_RATES.length - 1 : at) + step))
+  return PLAYBACK_RATES[i] as number
+}
+
+/** 1.25 → "1.25×". */
+const rateLabel = (rate: number) => `${rate}×`
 
 function isTyping(target: EventTarget): boolean {
   const el = target as HTMLElement
@@ -75,7 +95,14 @@ export function Review({ open }: { open: OpenTranscript }) {
   }, [])
 
   const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
-    if (e.defaultPrevented || e.altKey || e.metaKey || isTyping(e.target)) return
+    if (e.defaultPrevented || e.altKey || e.metaKey) return
+    // Ctrl+Space works in a textbox too, so a reviewer correcting words never has to leave it to pause.
+    if (e.ctrlKey && (e.key === ' ' || e.code === 'Space')) {
+      e.preventDefault()
+      store.getState().togglePlay()
+      return
+    }
+    if (isTyping(e.target)) return
     const onButton = (e.target as HTMLElement).tagName === 'BUTTON'
     const s = store.getState()
     if (e.ctrlKey) {
@@ -94,6 +121,8 @@ export function Review({ open }: { open: OpenTranscript }) {
       n: s.nextTurn,
       p: s.previousTurn,
       s: () => void s.splitAtPlayhead(),
+      '[': () => s.setRate(stepRate(s.rate, -1)),
+      ']': () => s.setRate(stepRate(s.rate, 1)),
     }
     if (e.key === ' ' && !onButton) actions[' '] = s.togglePlay
     const action = actions[e.key] ?? actions[e.key.toLowerCase()]
@@ -124,9 +153,17 @@ export function Review({ open }: { open: OpenTranscript }) {
           <Waveform open={open} />
           <PlayerControls />
           <SplitControls open={open} />
-          <p className="shortcuts" id="review-shortcuts">
-            {SHORTCUTS}
-          </p>
+          <section aria-labelledby="keys-heading" className="shortcuts" id="review-shortcuts">
+            <h3 id="keys-heading">Keys</h3>
+            <ul>
+              {SHORTCUTS.map((k) => (
+                <li key={k}>{k}</li>
+              ))}
+            </ul>
+            <p id={UNSURE_NOTE_ID}>Dotted underline: a word the recognizer was unsure of.</p>
+          </section>
+          {open.speakers.length === 0 && <EditState />}
+          <FindReplace open={open} />
           <Speakers open={open} />
           <Exports open={open} />
         </div>
@@ -176,7 +213,142 @@ function PlayerControls() {
         <span className="visually-hidden">Position </span>
         {clock(time)} / {clock(duration)}
       </p>
+      <TypingPlayback />
     </div>
+  )
+}
+
+/** Playback speed, and pausing while a turn's text is typed in (resumed a little after, 2 s back). */
+function TypingPlayback() {
+  const rate = useReview((s) => s.rate)
+  const pauseWhileTyping = useReview((s) => s.pauseWhileTyping)
+  const { setRate, setPauseWhileTyping } = useReview.getState()
+  return (
+    <div className="typing-playback">
+      <label htmlFor="playback-rate">Playback speed</label>
+      <select
+        id="playback-rate"
+        value={String(rate)}
+        aria-keyshortcuts="[ ]"
+        onChange={(e) => setRate(Number(e.target.value))}
+      >
+        {PLAYBACK_RATES.map((r) => (
+          <option key={r} value={String(r)}>
+            {rateLabel(r)}
+          </option>
+        ))}
+      </select>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={pauseWhileTyping}
+          onChange={(e) => setPauseWhileTyping(e.target.checked)}
+        />
+        Pause while typing (resume 2 s back)
+      </label>
+    </div>
+  )
+}
+
+/**
+ * Undo for every edit (speakers and words alike) and whether the edits are saved: under the speakers when there are
+ * any, on its own otherwise.
+ */
+function EditState() {
+  const edits = useReview((s) => s.edits)
+  const history = useReview((s) => s.history)
+  const save = useReview((s) => s.save)
+  const saveError = useReview((s) => s.saveError)
+  const { undo, reloadLabels, retrySave } = useReview.getState()
+  return (
+    <div className="edit-state">
+      <div className="buttons">
+        <button type="button" onClick={undo} disabled={history.length === 0} aria-keyshortcuts="Control+Z">
+          Undo
+        </button>
+      </div>
+      <p className={`save-state save-${save}`} role="status">
+        {save === 'saving' && 'Saving label edits…'}
+        {save === 'saved' &&
+          (hasEdits(edits) ? 'Label edits saved. The original transcript is unchanged.' : '')}
+        {save === 'error' && `Could not save the label edits: ${saveError}`}
+        {save === 'conflict' && saveError}
+      </p>
+      {save === 'conflict' && (
+        <button type="button" onClick={() => void reloadLabels()}>
+          Load their edits
+        </button>
+      )}
+      {save === 'error' && (
+        <button type="button" onClick={retrySave}>
+          Try saving again
+        </button>
+      )}
+    </div>
+  )
+}
+
+/** Find and replace over the turns' texts as corrected; Replace all is one edit, so one undo. */
+function FindReplace({ open }: { open: OpenTranscript }) {
+  const id = useId()
+  const edit = useReview((s) => s.edit)
+  const [find, setFind] = useState('')
+  const [replacement, setReplacement] = useState('')
+  const [opts, setOpts] = useState<FindOptions>({ wholeWord: false, matchCase: false })
+  const [note, setNote] = useState('')
+  const count = countMatches(open.rows, find, opts)
+  const replace = () => {
+    let replaced = 0
+    edit((e) => {
+      const outcome = replaceAll(e, open.entries, open.rows, find, replacement, opts)
+      replaced = outcome.replaced
+      return outcome.edits
+    })
+    setNote(`Replaced ${replaced} match${replaced === 1 ? '' : 'es'}. Undo takes it back.`)
+  }
+  return (
+    <section aria-labelledby={`${id}-heading`} className="find-replace">
+      <h3 id={`${id}-heading`}>Find and replace</h3>
+      <div className="find-fields">
+        <label htmlFor={`${id}-find`}>Find</label>
+        <input
+          id={`${id}-find`}
+          type="search"
+          value={find}
+          onChange={(e) => {
+            setFind(e.target.value)
+            setNote('')
+          }}
+        />
+        <label htmlFor={`${id}-replace`}>Replace with</label>
+        <input id={`${id}-replace`} value={replacement} onChange={(e) => setReplacement(e.target.value)} />
+      </div>
+      <div className="find-options">
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={opts.wholeWord}
+            onChange={(e) => setOpts({ ...opts, wholeWord: e.target.checked })}
+          />
+          Whole words only
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={opts.matchCase}
+            onChange={(e) => setOpts({ ...opts, matchCase: e.target.checked })}
+          />
+          Match case
+        </label>
+      </div>
+      <p className="find-count" role="status" data-testid="find-count">
+        {find === '' ? '' : `${count} match${count === 1 ? '' : 'es'}`}
+        {note && find !== '' ? ` · ${note}` : note}
+      </p>
+      <button type="button" disabled={count === 0} onClick={replace}>
+        Replace all
+      </button>
+    </section>
   )
 }
 
@@ -233,10 +405,6 @@ function SplitControls({ open }: { open: OpenTranscript }) {
 
 function Speakers({ open }: { open: OpenTranscript }) {
   const edits = useReview((s) => s.edits)
-  const history = useReview((s) => s.history)
-  const save = useReview((s) => s.save)
-  const saveError = useReview((s) => s.saveError)
-  const { undo, reloadLabels, retrySave } = useReview.getState()
   const standing = currentSpeakers(open.speakers, edits)
   const talk = talkTime(open, edits)
   if (open.speakers.length === 0) return null
@@ -264,28 +432,7 @@ function Speakers({ open }: { open: OpenTranscript }) {
             .join(', ')}
         </p>
       )}
-      <div className="buttons">
-        <button type="button" onClick={undo} disabled={history.length === 0} aria-keyshortcuts="Control+Z">
-          Undo
-        </button>
-      </div>
-      <p className={`save-state save-${save}`} role="status">
-        {save === 'saving' && 'Saving label edits…'}
-        {save === 'saved' &&
-          (hasEdits(edits) ? 'Label edits saved. The original transcript is unchanged.' : '')}
-        {save === 'error' && `Could not save the label edits: ${saveError}`}
-        {save === 'conflict' && saveError}
-      </p>
-      {save === 'conflict' && (
-        <button type="button" onClick={() => void reloadLabels()}>
-          Load their edits
-        </button>
-      )}
-      {save === 'error' && (
-        <button type="button" onClick={retrySave}>
-          Try saving again
-        </button>
-      )}
+      <EditState />
     </section>
   )
 }
@@ -386,7 +533,7 @@ function Exports({ open }: { open: OpenTranscript }) {
                   f,
                   {
                     result: open.transcript.result,
-                    entries: open.rows,
+                    entries: open.entries,
                     edits,
                     duration: open.transcript.duration,
                   },

@@ -93,6 +93,8 @@ export function Waveform({ open }: { open: OpenTranscript }) {
     setPlayer({
       seek: (t) => ws.setTime(t),
       play: () => void ws.play().catch((err: Error) => setError(err.message)),
+      pause: () => ws.pause(),
+      setRate: (rate) => ws.setPlaybackRate(rate, true),
       togglePlay: () => void ws.playPause().catch((err: Error) => setError(err.message)),
       skip: (s) =>
         ws.setTime(
@@ -100,6 +102,7 @@ export function Waveform({ open }: { open: OpenTranscript }) {
         ),
       currentTime: () => ws.getCurrentTime(),
     })
+    ws.setPlaybackRate(useReview.getState().rate, true)
     return () => {
       for (const off of unsubscribers) off()
       setPlayer(null)

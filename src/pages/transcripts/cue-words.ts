@@ -22,6 +22,9 @@ export function resultWords(result: StoredResult): CueWord[] {
   return words.sort((a, b) => a.start - b.start)
 }
 
+/** A timed word, with the decoder's confidence when it gave one (kept on the words matched to it). */
+export type ConfidentWord = CueWord & { confidence?: number }
+
 /**
  * How far outside an entry's times its words may lie: a transcript segment (at most 10 s) goes wholly to the turn it
  * overlaps most, so its words can reach past the turn's span by up to a segment's length.
@@ -39,7 +42,12 @@ const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}']+/gu, '')
  * `[start, end]`), or, for tokens matching none, times spread between their matched neighbours (the entry's own start
  * and end at the edges). With no words at all, the tokens are spread over `[start, end]`.
  */
-export function entryWords(text: string, start: number, end: number, words: readonly CueWord[]): CueWord[] {
+export function entryWords(
+  text: string,
+  start: number,
+  end: number,
+  words: readonly ConfidentWord[],
+): ConfidentWord[] {
   const tokens = text.split(/\s+/).filter(Boolean)
   if (tokens.length === 0) return []
   const from = lowerBound(words, start - SLACK_SECONDS)
@@ -48,7 +56,7 @@ export function entryWords(text: string, start: number, end: number, words: read
   const keys = tokens.map(norm)
   const nearKeys = near.map((w) => norm(w.text))
   /** The matched word for each token, or undefined. */
-  const matched: Array<CueWord | undefined> = new Array(tokens.length)
+  const matched: Array<ConfidentWord | undefined> = new Array(tokens.length)
   let cursor = 0
   let any = false
   /**
@@ -83,12 +91,12 @@ export function entryWords(text: string, start: number, end: number, words: read
   }
   if (!any) return wordsOverSpan(text, start, end).map((w, i) => ({ ...w, text: tokens[i] as string }))
 
-  const out: CueWord[] = []
+  const out: ConfidentWord[] = []
   let i = 0
   while (i < tokens.length) {
     const hit = matched[i]
     if (hit) {
-      out.push({ text: tokens[i] as string, start: hit.start, end: hit.end })
+      out.push({ ...hit, text: tokens[i] as string })
       i++
       continue
     }

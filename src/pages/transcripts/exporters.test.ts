@@ -169,11 +169,36 @@ describe('JSON', () => {
     const parsed = JSON.parse(toJson(input(edits), speakers))
     const { labels, ...original } = parsed
     expect(original).toEqual(result)
-    expect(labels).toEqual({
+    const { transcript, ...rest } = labels
+    expect(rest).toEqual({
       speakers: { speaker_0: 'Interviewer', speaker_1: 'Interviewer' },
       turns: [{ index: 2, speaker: 'speaker_0', name: 'Interviewer' }],
       edits,
     })
+    expect(transcript.map((t: { index: number; name: string }) => [t.index, t.name])).toEqual(
+      entries.map((e) => [e.index, 'Interviewer']),
+    )
+  })
+})
+
+describe('corrected words', () => {
+  const corrected: LabelEdits = { ...renamed, texts: { '0': 'Hello there, my friend.' } }
+  const first = entries[0] as Entry
+
+  it('reach the text, subtitle and JSON exports', () => {
+    expect(first.text).not.toBe('Hello there, my friend.')
+    expect(toText(input(corrected))).toContain('Interviewer: Hello there, my friend.\n')
+    expect(toSrt(input(corrected))).toContain('Hello there, my friend.')
+    expect(toVtt(input(corrected))).toContain('Hello there, my friend.')
+    const json = JSON.parse(toJson(input(corrected), speakers)) as {
+      labels: {
+        transcript: Array<{ index: number; text: string; words: Array<{ word: string; edited?: true }> }>
+      }
+    }
+    const turn = json.labels.transcript.find((t) => t.index === 0)
+    expect(turn?.text).toBe('Hello there, my friend.')
+    expect(turn?.words.map((w) => w.word).join(' ')).toBe('Hello there, my friend.')
+    expect(turn?.words.some((w) => w.edited)).toBe(true)
   })
 })
 

@@ -10,13 +10,14 @@ import {
   wordsOverSpan,
 } from '../../../core/subtitle-cues.ts'
 import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
-import { entryWords, resultWords } from './cue-words.ts'
+import { correctedTurns, timedWords, wordsOf } from './corrections.ts'
 import { labelMap, nameOf, resolveSpeaker, speakerOf } from './labels.ts'
 import type { Entry } from './turns.ts'
 
 /**
- * Exports of a reviewed transcript, with the speaker names after edits: SRT, WebVTT (speakers as voice spans), JSON
- * (the service's result unchanged plus the label map) and plain text with timecodes. Pure functions returning text.
+ * Exports of a reviewed transcript, with the speaker names and corrected words after edits (corrections.ts,
+ * `correctedTurns`): SRT, WebVTT (speakers as voice spans), JSON (the service's result unchanged plus the label map
+ * and the turns as reviewed) and plain text with timecodes. Pure functions returning text.
  *
  * Entries without times (the trailing unattributed text) are placed after the last timed entry, up to the end of the
  * recording (at least one second, and 0.3 s a word), so no text is lost from the subtitle formats. The subtitle
@@ -26,6 +27,7 @@ import type { Entry } from './turns.ts'
 
 export interface ExportInput {
   result: StoredResult
+  /** The service's entries (turns.ts, entriesOf); rows already cut into parts are taken as they are. */
   entries: readonly Entry[]
   edits: LabelEdits
   /** Seconds; the recording's length when known. */
@@ -39,6 +41,10 @@ interface Cue {
   text: string
 }
 
+/** The rows an export writes: the entries with the reviewers' corrections and splits. */
+const rowsOf = ({ result, entries, edits }: ExportInput): Entry[] =>
+  correctedTurns(entries, edits, timedWords(result))
+
 /** Milliseconds, rounded, never negative. */
 const ms = (seconds: number) => Math.max(0, Math.round(seconds * 1000))
 
@@ -48,11 +54,12 @@ export const vttTime = (seconds: number) => subtitleTime(seconds, '.')
 /** Seconds of screen time an untimed entry gets per word, at least. */
 const UNTIMED_SECONDS_PER_WORD = 0.3
 
-/** Entry cues with whether their times are the service's (timed) or placed here (untimed). */
-function placedCues({ result, entries, edits, duration }: ExportInput): Array<Cue & { timed: boolean }> {
-  const timed: Array<Cue & { timed: boolean }> = []
+/** Entry cues with the row they show, timed by the service (or a correction) or placed here (untimed). */
+function placedCues(input: ExportInput): Array<Cue & { row?: Entry }> {
+  const { result, edits, duration } = input
+  const timed: Array<Cue & { row?: Entry }> = []
   const untimed: Entry[] = []
-  for (const e of entries) {
+  for (const e of rowsOf(input)) {
     const text = e.text.trim()
     if (!text) continue
     if (e.start === null || e.end === null) untimed.push(e)
@@ -62,7 +69,7 @@ function placedCues({ result, entries, edits, duration }: ExportInput): Array<Cu
         end: Math.max(e.end, e.start),
         speaker: speakerOf(edits, e),
         text,
-        timed: true,
+        row: e,
       })
   }
   timed.sort((a, b) => a.start - b.start || a.end - b.end)
@@ -72,7 +79,7 @@ function placedCues({ result, entries, edits, duration }: ExportInput): Array<Cu
     const text = e.text.trim()
     const words = text.split(/\s+/).length
     const end = Math.max(cursor + 1, recordingEnd, cursor + words * UNTIMED_SECONDS_PER_WORD)
-    timed.push({ start: cursor, end, speaker: speakerOf(edits, e), text, timed: false })
+    timed.push({ start: cursor, end, speaker: speakerOf(edits, e), text })
     cursor = end
   }
   // A cue must end after it starts (1 ms at least, once rounded).
@@ -82,7 +89,7 @@ function placedCues({ result, entries, edits, duration }: ExportInput): Array<Cu
 
 /** The entries as cues in time order; untimed entries after the last timed one; empty texts left out. */
 export function cuesOf(input: ExportInput): Cue[] {
-  return placedCues(input).map(({ timed: _, ...cue }) => cue)
+  return placedCues(input).map(({ row: _, ...cue }) => cue)
 }
 
 /**
@@ -91,11 +98,9 @@ export function cuesOf(input: ExportInput): Cue[] {
  * line's length), as a voice span for WebVTT; unattributed text has no speaker.
  */
 export function subtitleCuesOf(input: ExportInput, format: 'srt' | 'vtt'): SubtitleCue[] {
-  const words = resultWords(input.result)
+  const words = timedWords(input.result)
   const cues = placedCues(input).flatMap((c) => {
-    const timedWords = c.timed
-      ? entryWords(c.text, c.start, c.end, words)
-      : wordsOverSpan(c.text, c.start, c.end)
+    const timedWords = c.row ? wordsOf(c.row, words) : wordsOverSpan(c.text, c.start, c.end)
     const named = c.speaker === null ? null : nameOf(input.edits, c.speaker)
     if (named === null) return splitCues(timedWords)
     return format === 'srt'
@@ -116,16 +121,38 @@ export const toVtt = (input: ExportInput): string => renderVtt(subtitleCuesOf(in
 /**
  * The service's result exactly as it came, plus `labels`: `speakers` maps every original speaker to the name it reads
  * as (merged speakers map to their target's name), `turns` lists the reassigned entries with the speaker they show,
- * and `edits` is the reviewers' edits as saved.
+ * `edits` is the reviewers' edits as saved, and `transcript` the turns as reviewed: each row's speaker, name, times,
+ * corrected text and words with their times (`edited` on a reviewer's word).
  */
-export function toJson({ result, edits }: ExportInput, speakers: readonly string[]): string {
+export function toJson(input: ExportInput, speakers: readonly string[]): string {
+  const { result, edits } = input
+  const words = timedWords(result)
+  const transcript = rowsOf(input).map((e) => {
+    const speaker = speakerOf(edits, e)
+    return {
+      index: e.index,
+      ...(e.part ? { part: e.part } : {}),
+      speaker,
+      name: nameOf(edits, speaker),
+      start: e.start,
+      end: e.end,
+      text: e.text,
+      words: wordsOf(e, words).map((w) => ({
+        word: w.text,
+        start: Math.round(w.start * 1000) / 1000,
+        end: Math.round(w.end * 1000) / 1000,
+        ...(w.edited ? { edited: true } : {}),
+      })),
+    }
+  })
   const turns = Object.entries(edits.turns)
     .map(([index, speaker]) => {
       const shown = resolveSpeaker(edits, speaker)
       return { index: Number(index), speaker: shown, name: nameOf(edits, shown) }
     })
     .sort((a, b) => a.index - b.index)
-  return `${JSON.stringify({ ...result, labels: { speakers: labelMap(speakers, edits), turns, edits } }, null, 2)}\n`
+  const labels = { speakers: labelMap(speakers, edits), turns, edits, transcript }
+  return `${JSON.stringify({ ...result, labels }, null, 2)}\n`
 }
 
 function textTime(seconds: number): string {
@@ -134,8 +161,9 @@ function textTime(seconds: number): string {
 }
 
 /** One line per entry: `[00:00:01.2 - 00:00:04.5] Name: text`; untimed entries read `[untimed]`. */
-export function toText({ entries, edits }: ExportInput): string {
-  return entries
+export function toText(input: ExportInput): string {
+  const { edits } = input
+  return rowsOf(input)
     .filter((e) => e.text.trim())
     .map((e) => {
       const when =

@@ -6,7 +6,7 @@ import {
   type TurnSplit,
 } from '../../../schema/index.ts'
 import { entryWords } from './cue-words.ts'
-import { attributeSpans, type Entry } from './turns.ts'
+import { attributeSpans, type Entry, type ReviewWord } from './turns.ts'
 
 /**
  * Reviewers' label edits over a transcript: rename a speaker, merge one speaker into another, give a turn to another
@@ -136,7 +136,8 @@ export function hasEdits(edits: LabelEdits): boolean {
     Object.keys(edits.names).length +
       Object.keys(edits.merges).length +
       Object.keys(edits.turns).length +
-      Object.keys(edits.splits ?? {}).length >
+      Object.keys(edits.splits ?? {}).length +
+      Object.keys(edits.texts ?? {}).length >
     0
   )
 }
@@ -223,7 +224,8 @@ export function chosenTarget(targets: ReadonlyArray<{ value: string }>, wanted: 
 /**
  * The review's rows: the service's entries, with each turn a reviewer split cut into its parts at the split points
  * that lie inside it. A part runs from its split point to the next (the turn's own start and end at the edges) and
- * holds the words whose middle falls in it (word times from the result, as the exports find them). Parts keep the
+ * holds the words whose middle falls in it (the turn's own words when it carries them, a corrected turn's, else the
+ * result's as the exports find them). Parts keep the
  * turn's `index` and are numbered by their split point's place in the saved list, so edits find them again. Without
  * splits the entries come back as they are.
  */
@@ -246,15 +248,22 @@ export function partsOf(entries: readonly Entry[], edits: LabelEdits, words: rea
       out.push(e)
       continue
     }
-    const texts: string[][] = points.map(() => [])
-    texts.push([])
-    for (const w of entryWords(e.text, start, end, words)) {
+    const shares: ReviewWord[][] = points.map(() => [])
+    shares.push([])
+    for (const w of e.words ?? entryWords(e.text, start, end, words)) {
       const middle = (w.start + w.end) / 2
       let k = 0
       while (k < points.length && (points[k] as { at: number }).at <= middle) k++
-      texts[k]?.push(w.text)
+      shares[k]?.push(w)
     }
-    out.push({ ...e, part: 0, end: (points[0] as { at: number }).at, text: (texts[0] ?? []).join(' ') })
+    const textOf = (k: number) => (shares[k] ?? []).map((w) => w.text).join(' ')
+    out.push({
+      ...e,
+      part: 0,
+      end: (points[0] as { at: number }).at,
+      text: textOf(0),
+      words: shares[0] ?? [],
+    })
     points.forEach((p, k) => {
       out.push({
         index: e.index,
@@ -262,7 +271,8 @@ export function partsOf(entries: readonly Entry[], edits: LabelEdits, words: rea
         speaker: p.speaker,
         start: p.at,
         end: k + 1 < points.length ? (points[k + 1] as { at: number }).at : end,
-        text: (texts[k + 1] ?? []).join(' '),
+        text: textOf(k + 1),
+        words: shares[k + 1] ?? [],
       })
     })
   }

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { CueWord } from '../../../core/subtitle-cues.ts'
+import type { TimedWord } from '../../../core/word-alignment.ts'
 import { EMPTY_EDITS } from '../../../schema/transcripts.ts'
 import { ApiRequestError } from '../../api/http.ts'
 import {
@@ -12,7 +12,7 @@ import {
   saveTranscriptPeaks,
 } from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
-import { resultWords } from './cue-words.ts'
+import { correctedTurns, correctRow, timedWords, wordsOf } from './corrections.ts'
 import {
   allSpeakers,
   canSplit,
@@ -21,7 +21,6 @@ import {
   nameOf,
   newSpeakerId,
   originalSpeakers,
-  partsOf,
   split,
   splitTargets,
   UNATTRIBUTED_CHOICE,
@@ -41,7 +40,10 @@ export type SaveState = 'saved' | 'saving' | 'error' | 'conflict'
 export interface Player {
   seek(seconds: number): void
   play(): void
+  pause(): void
   togglePlay(): void
+  /** Playback speed, 1 the recording's own; the pitch is kept. */
+  setRate(rate: number): void
   skip(seconds: number): void
   currentTime(): number
 }
@@ -51,9 +53,12 @@ export interface OpenTranscript {
   /** The service's entries, as the result has them; label edits refer to their indices. */
   entries: Entry[]
   source: EntrySource
-  /** The result's timed words (splits share a turn's words out by them). */
-  words: CueWord[]
-  /** What the review shows: the entries, with the turns reviewers split cut into their parts (labels.ts, partsOf). */
+  /** The result's timed words (splits and corrections share a turn's words out by them). */
+  words: TimedWord[]
+  /**
+   * What the review shows: the entries with the reviewers' corrected texts, the turns they split cut into their parts
+   * (corrections.ts, correctedTurns).
+   */
   rows: Entry[]
   /** Over `rows`: positions in it. */
   timeIndex: TimeIndex
@@ -66,7 +71,7 @@ export interface OpenTranscript {
 /** `open` with its rows, time index and speakers for `edits`; the same object when they would not change. */
 export function arrange(open: OpenTranscript, edits: LabelEdits): OpenTranscript {
   const speakers = allSpeakers(open.original, edits)
-  const rows = partsOf(open.entries, edits, open.words)
+  const rows = correctedTurns(open.entries, edits, open.words)
   const sameRows =
     rows.length === open.rows.length &&
     rows.every((r, i) => {
@@ -91,6 +96,15 @@ export function arrange(open: OpenTranscript, edits: LabelEdits): OpenTranscript
   }
 }
 
+/** A row's key, the same across edits: its turn's index and its part. */
+export const rowKey = (row: Pick<Entry, 'index' | 'part'>): string => `${row.index}.${row.part ?? 0}`
+
+/** The word being spoken in row `current` at `t`. */
+function wordIn(open: OpenTranscript, current: number | null, t: number): number | null {
+  const row = current === null ? undefined : open.rows[current]
+  return row ? wordAt(wordsOf(row, open.words), t) : null
+}
+
 interface ReviewState {
   open: OpenTranscript | null
   loading: string | null
@@ -106,6 +120,17 @@ interface ReviewState {
   saveError: string | null
   /** The row under the playhead (its position in `open.rows`). */
   current: number | null
+  /** The word of that row being spoken: the last one started by the playhead (its position in the row's words). */
+  currentWord: number | null
+  /** Playback speed (PLAYBACK_RATES). */
+  rate: number
+  /** Whether typing in a turn's text pauses playback (resumed a little after typing stops, 2 s back). */
+  pauseWhileTyping: boolean
+  /**
+   * The row whose text is being corrected (`rowKey`) and what is typed so far: kept here, not in the row, so the draft
+   * survives the row scrolling out of the virtualized list.
+   */
+  editing: { key: string; draft: string } | null
   playing: boolean
   /** The playhead in seconds, updated a few times a second (for the time display). */
   time: number
@@ -138,12 +163,44 @@ interface ReviewState {
   playFrom(seconds: number): void
   setSplitTo(choice: string | null): void
   togglePlay(): void
+  setRate(rate: number): void
+  setPauseWhileTyping(on: boolean): void
+  /** Opens row `row`'s text for correcting, or closes it (null). */
+  startEditing(row: Entry | null): void
+  setDraft(draft: string): void
+  /** Keeps the draft as the row's corrected text and closes it. */
+  saveText(): void
+  /** A key typed into a turn's text: pauses playback when asked to, and resumes it once typing has stopped. */
+  typed(): void
   skip(seconds: number): void
   nextTurn(): void
   previousTurn(): void
 }
 
+/** The playback speeds offered, slowest first. */
+export const PLAYBACK_RATES = [0.5, 0.75, 1, 1.25, 1.5, 2] as const
+/** After a pause for typing, playback resumes this long after the last key, this far back. */
+export const TYPING_IDLE_MS = 1000
+export const TYPING_REWIND_SECONDS = 2
+
+/** The position in `words` (in time order) of the last word started by `t`, or null before the first. */
+export function wordAt(words: ReadonlyArray<{ start: number }>, t: number): number | null {
+  let lo = 0
+  let hi = words.length - 1
+  let found: number | null = null
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if ((words[mid] as { start: number }).start <= t + 1e-6) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found
+}
+
 let player: Player | null = null
+/** Set while playback is paused for typing: when it resumes, and that it goes back first. */
+let typingResume: ReturnType<typeof setTimeout> | null = null
 let saving: Promise<void> | null = null
 let saveQueued = false
 
@@ -154,7 +211,18 @@ export const useReview = create<ReviewState>((set, get) => {
     if (!open) return { edits }
     const next = arrange(open, edits)
     if (next === open) return { edits }
-    return { edits, open: next, current: next.timeIndex.at(player?.currentTime() ?? time) }
+    const t = player?.currentTime() ?? time
+    const current = next.timeIndex.at(t)
+    return { edits, open: next, current, currentWord: wordIn(next, current, t) }
+  }
+
+  /** Resumes playback paused for typing, a little back so the last words are heard again. */
+  const resumeAfterTyping = () => {
+    if (typingResume) clearTimeout(typingResume)
+    typingResume = null
+    if (!player) return
+    player.seek(Math.max(0, player.currentTime() - TYPING_REWIND_SECONDS))
+    player.play()
   }
 
   /** Saves the latest edits; one request at a time, and the latest edits win once it returns. */
@@ -211,6 +279,10 @@ export const useReview = create<ReviewState>((set, get) => {
     save: 'saved',
     saveError: null,
     current: null,
+    currentWord: null,
+    rate: 1,
+    pauseWhileTyping: false,
+    editing: null,
     playing: false,
     time: 0,
     splitTo: null,
@@ -228,7 +300,7 @@ export const useReview = create<ReviewState>((set, get) => {
           transcript,
           entries,
           source,
-          words: resultWords(transcript.result),
+          words: timedWords(transcript.result),
           rows: entries,
           timeIndex: new TimeIndex(entries),
           original,
@@ -245,6 +317,8 @@ export const useReview = create<ReviewState>((set, get) => {
           save: 'saved',
           saveError: null,
           current: null,
+          currentWord: null,
+          editing: null,
           playing: false,
           time: 0,
           splitTo: null,
@@ -263,7 +337,19 @@ export const useReview = create<ReviewState>((set, get) => {
     },
 
     close() {
-      set({ open: null, peaks: null, current: null, playing: false, time: 0, history: [], loadError: null })
+      if (typingResume) clearTimeout(typingResume)
+      typingResume = null
+      set({
+        open: null,
+        peaks: null,
+        current: null,
+        currentWord: null,
+        editing: null,
+        playing: false,
+        time: 0,
+        history: [],
+        loadError: null,
+      })
     },
 
     edit(change) {
@@ -330,6 +416,8 @@ export const useReview = create<ReviewState>((set, get) => {
       if (time !== undefined) {
         const current = state.open ? state.open.timeIndex.at(time) : null
         if (current !== state.current) patch.current = current
+        const word = state.open ? wordIn(state.open, current, time) : null
+        if (word !== state.currentWord) patch.currentWord = word
         // The clock moves in tenths; finer updates would only re-render it for nothing.
         if (Math.floor(time * 10) !== Math.floor(state.time * 10)) patch.time = time
       }
@@ -354,7 +442,43 @@ export const useReview = create<ReviewState>((set, get) => {
     },
 
     togglePlay() {
-      player?.togglePlay()
+      if (typingResume && !get().playing) resumeAfterTyping()
+      else player?.togglePlay()
+    },
+
+    setRate(rate) {
+      player?.setRate(rate)
+      set({ rate })
+    },
+
+    setPauseWhileTyping(on) {
+      set({ pauseWhileTyping: on })
+    },
+
+    startEditing(row) {
+      set({ editing: row ? { key: rowKey(row), draft: row.text } : null })
+    },
+
+    setDraft(draft) {
+      const editing = get().editing
+      if (editing) set({ editing: { ...editing, draft } })
+    },
+
+    saveText() {
+      const { open, editing } = get()
+      const row = open && editing ? open.rows.find((r) => rowKey(r) === editing.key) : undefined
+      set({ editing: null })
+      if (!open || !editing || !row) return
+      get().edit((e) => correctRow(e, open.entries, open.rows, row, editing.draft))
+    },
+
+    typed() {
+      if (!get().pauseWhileTyping || !player) return
+      if (!typingResume) {
+        if (!get().playing) return
+        player.pause()
+      } else clearTimeout(typingResume)
+      typingResume = setTimeout(resumeAfterTyping, TYPING_IDLE_MS)
     },
 
     skip(seconds) {

@@ -9,6 +9,17 @@ import type { StoredResult } from '../../../schema/index.ts'
  * edits refer to.
  */
 
+/** A word of a row with its time: the recognizer's (with its confidence, when it gave one) or a correction's. */
+export interface ReviewWord {
+  text: string
+  start: number
+  end: number
+  /** The decoder's posterior, 0…1. */
+  confidence?: number
+  /** A reviewer's word, not the recognizer's. */
+  edited?: boolean
+}
+
 export interface Entry {
   index: number
   /**
@@ -21,6 +32,11 @@ export interface Entry {
   start: number | null
   end: number | null
   text: string
+  /**
+   * The row's words with times when they are not the recognizer's as found for `text` (a corrected turn, the part of
+   * a split turn): corrections.ts, `wordsOf`.
+   */
+  words?: ReviewWord[]
 }
 
 export type EntrySource = 'turns' | 'segments' | 'text' | 'none'

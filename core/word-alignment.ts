@@ -1,0 +1,115 @@
+/**
+ * Times for a corrected text: a reviewer's words laid against the recognizer's words they replace. Words both share
+ * (compared without case and punctuation) keep the recognizer's times; each run of new words gets times spread in
+ * proportion to its characters over the time of the words it replaced, or over the pause between its neighbours when
+ * it replaced none (docs/transcription.md measures how close this comes). Pure: the review page and the measurement
+ * run it alike.
+ */
+
+export interface TimedWord {
+  text: string
+  start: number
+  end: number
+  /** The decoder's posterior, 0…1, when it gave one. */
+  confidence?: number
+}
+
+export interface AlignedWord extends TimedWord {
+  /** The reviewer's word rather than the recognizer's (a changed spelling of the same word counts). */
+  edited: boolean
+}
+
+/** What two words are compared by: lower case, letters, digits and apostrophes. */
+export const wordKey = (word: string): string => word.toLowerCase().replace(/[^\p{L}\p{N}']+/gu, '')
+
+/** Tokens of a text: runs of non-space characters. */
+export const tokensOf = (text: string): string[] => text.split(/\s+/).filter(Boolean)
+
+/** Each of `tokens` spread over [start, end] in proportion to its length, a space counting one character. */
+export function spread(tokens: readonly string[], start: number, end: number): TimedWord[] {
+  const total = tokens.reduce((sum, t) => sum + t.length + 1, -1)
+  const span = Math.max(0, end - start)
+  let at = 0
+  return tokens.map((text) => {
+    const word = {
+      text,
+      start: start + (span * at) / Math.max(1, total),
+      end: start + (span * (at + text.length)) / Math.max(1, total),
+    }
+    at += text.length + 1
+    return word
+  })
+}
+
+/**
+ * Pairs of (index in `a`, index in `b`) of a longest common subsequence of the two key lists, in order. Keys that are
+ * empty (punctuation alone) never pair.
+ */
+export function commonWords(a: readonly string[], b: readonly string[]): Array<[number, number]> {
+  const n = a.length
+  const m = b.length
+  const width = m + 1
+  const table = new Uint32Array((n + 1) * width)
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      table[i * width + j] =
+        a[i] && a[i] === b[j]
+          ? (table[(i + 1) * width + j + 1] as number) + 1
+          : Math.max(table[(i + 1) * width + j] as number, table[i * width + j + 1] as number)
+    }
+  }
+  const pairs: Array<[number, number]> = []
+  let i = 0
+  let j = 0
+  while (i < n && j < m) {
+    if (a[i] && a[i] === b[j]) {
+      pairs.push([i, j])
+      i++
+      j++
+    } else if ((table[(i + 1) * width + j] as number) >= (table[i * width + j + 1] as number)) i++
+    else j++
+  }
+  return pairs
+}
+
+/**
+ * The words of `text` with times, laid against `before` (the words it corrects, in time order) within
+ * [start, end] (the turn's span).
+ */
+export function realign(
+  before: readonly TimedWord[],
+  text: string,
+  start: number,
+  end: number,
+): AlignedWord[] {
+  const tokens = tokensOf(text)
+  const pairs = commonWords(
+    before.map((w) => wordKey(w.text)),
+    tokens.map(wordKey),
+  )
+  const out: AlignedWord[] = []
+  /** Next token to place, and the last paired word of `before` (-1: none yet). */
+  let next = 0
+  let lastBefore = -1
+  const placeRun = (upTo: number, nextBefore: number) => {
+    if (next >= upTo) return
+    const replaced = before.slice(lastBefore + 1, nextBefore)
+    const from = replaced[0]?.start ?? (lastBefore >= 0 ? (before[lastBefore] as TimedWord).end : start)
+    const to =
+      replaced.at(-1)?.end ??
+      (nextBefore < before.length ? (before[nextBefore] as TimedWord).start : Math.max(end, from))
+    for (const w of spread(tokens.slice(next, upTo), from, Math.max(from, to)))
+      out.push({ ...w, edited: true })
+    next = upTo
+  }
+  for (const [i, j] of pairs) {
+    placeRun(j, i)
+    const word = before[i] as TimedWord
+    const token = tokens[j] as string
+    out.push({ ...word, text: token, edited: token !== word.text })
+    next = j + 1
+    lastBefore = i
+  }
+  placeRun(tokens.length, before.length)
+  return out
+}

@@ -1,0 +1,188 @@
+import { realign, spread, type TimedWord, tokensOf } from '../../../core/word-alignment.ts'
+import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
+import { entryWords } from './cue-words.ts'
+import { partsOf } from './labels.ts'
+import type { Entry, ReviewWord } from './turns.ts'
+
+/**
+ * Reviewers' text corrections over a transcript: a turn's words as the reviewer typed them, kept in the label edits
+ * (`texts`, by the turn's index) beside the never-changed result. Words the correction shares with the recognizer
+ * keep the recognizer's times; new ones are timed by core/word-alignment.ts. `correctedTurns` is what the page and
+ * every export read. Pure functions; each edit returns new edits, so undo is the label edits' own.
+ */
+
+/** Below this decoder posterior a word is marked as one the recognizer was unsure of (docs/transcription.md). */
+export const UNSURE_BELOW = 0.5
+
+export const isUnsure = (word: ReviewWord): boolean =>
+  !word.edited && word.confidence !== undefined && word.confidence < UNSURE_BELOW
+
+/**
+ * The result's timed words in time order, with the decoder's confidence where it gave one; for a result without
+ * words (a live session keeps segments only) each segment's words spread over the segment.
+ */
+export function timedWords(result: StoredResult): TimedWord[] {
+  const raw = (result as { words?: unknown }).words
+  const words: TimedWord[] = []
+  if (Array.isArray(raw)) {
+    for (const w of raw) {
+      if (typeof w !== 'object' || w === null) continue
+      const { word, start, end, confidence } = w as Record<string, unknown>
+      if (typeof word !== 'string' || typeof start !== 'number' || typeof end !== 'number') continue
+      if (!Number.isFinite(start) || !Number.isFinite(end)) continue
+      const timed: TimedWord = { text: word, start, end: Math.max(start, end) }
+      if (typeof confidence === 'number' && Number.isFinite(confidence)) timed.confidence = confidence
+      words.push(timed)
+    }
+  }
+  if (words.length === 0)
+    for (const s of result.segments ?? []) words.push(...spread(tokensOf(s.text), s.start, s.end))
+  return words.sort((a, b) => a.start - b.start)
+}
+
+/** Per entry, the words found for it and the result's words they were found among. */
+const machineCache = new WeakMap<Entry, { among: readonly TimedWord[]; found: ReviewWord[] }>()
+
+/** An entry's words with times: its own when it carries them (a corrected turn, a part), else the recognizer's. */
+export function wordsOf(entry: Entry, words: readonly TimedWord[]): ReviewWord[] {
+  if (entry.words) return entry.words
+  const cached = machineCache.get(entry)
+  if (cached?.among === words) return cached.found
+  const found =
+    entry.start === null || entry.end === null ? [] : entryWords(entry.text, entry.start, entry.end, words)
+  machineCache.set(entry, { among: words, found })
+  return found
+}
+
+const correctedCache = new WeakMap<Entry, { among: readonly TimedWord[]; corrected: Entry }>()
+
+/** The service's entries with the reviewers' corrected texts in place (a corrected entry carries its words). */
+export function withTexts(
+  entries: readonly Entry[],
+  edits: LabelEdits,
+  words: readonly TimedWord[],
+): Entry[] {
+  const texts = edits.texts
+  if (!texts || Object.keys(texts).length === 0) return entries as Entry[]
+  return entries.map((e) => {
+    const text = texts[String(e.index)]
+    if (text === undefined || e.part !== undefined) return e
+    const cached = correctedCache.get(e)
+    if (cached?.among === words && cached.corrected.text === text) return cached.corrected
+    const corrected: Entry = {
+      ...e,
+      text,
+      words: e.start === null || e.end === null ? [] : realign(wordsOf(e, words), text, e.start, e.end),
+    }
+    correctedCache.set(e, { among: words, corrected })
+    return corrected
+  })
+}
+
+/**
+ * What the review shows and exports: the service's entries with corrected texts, cut into the parts of split turns
+ * (labels.ts, partsOf), each with its words and their times. Rows already cut come back as they are.
+ */
+export function correctedTurns(
+  entries: readonly Entry[],
+  edits: LabelEdits,
+  words: readonly TimedWord[],
+): Entry[] {
+  return partsOf(withTexts(entries, edits, words), edits, words)
+}
+
+/** Whitespace made single spaces, ends trimmed: how a typed text is kept. */
+export const tidyText = (text: string): string => tokensOf(text).join(' ')
+
+/**
+ * Keeps `text` as turn `index`'s whole text, or removes the correction when it reads as the recognizer's text again
+ * (so undoing by typing leaves no edit behind).
+ */
+export function setTurnText(
+  edits: LabelEdits,
+  entries: readonly Entry[],
+  index: number,
+  text: string,
+): LabelEdits {
+  const entry = entries.find((e) => e.index === index)
+  if (!entry) return edits
+  const key = String(index)
+  const tidy = tidyText(text)
+  const { [key]: _old, ...others } = edits.texts ?? {}
+  const texts = tidy === tidyText(entry.text) ? others : { ...others, [key]: tidy }
+  const { texts: _texts, ...rest } = edits
+  return Object.keys(texts).length > 0 ? { ...rest, texts } : rest
+}
+
+/**
+ * Corrects the text of `row` (a turn, or a part of a split turn) to `text`: the turn's words outside the row are
+ * kept, the row's replaced by the new ones. `rows` are correctedTurns' (the row's turn found among them by index).
+ */
+export function correctRow(
+  edits: LabelEdits,
+  entries: readonly Entry[],
+  rows: readonly Entry[],
+  row: Entry,
+  text: string,
+): LabelEdits {
+  const parts = rows.filter((r) => r.index === row.index)
+  const whole = parts.map((r) => (r === row ? tidyText(text) : r.text)).filter(Boolean)
+  return setTurnText(edits, entries, row.index, whole.join(' '))
+}
+
+export interface FindOptions {
+  wholeWord: boolean
+  matchCase: boolean
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** The search as a global regular expression, or null for an empty one. */
+export function findPattern(find: string, opts: FindOptions): RegExp | null {
+  if (find === '') return null
+  const body = escapeRegExp(find)
+  const source = opts.wholeWord ? `(?<![\\p{L}\\p{N}'])${body}(?![\\p{L}\\p{N}'])` : body
+  return new RegExp(source, `gu${opts.matchCase ? '' : 'i'}`)
+}
+
+/** How many times `find` occurs in the rows' texts. */
+export function countMatches(rows: readonly Entry[], find: string, opts: FindOptions): number {
+  const pattern = findPattern(find, opts)
+  if (!pattern) return 0
+  let count = 0
+  for (const r of rows) for (const _ of r.text.matchAll(pattern)) count++
+  return count
+}
+
+/**
+ * Replaces every occurrence of `find` in the corrected turns with `replacement`, as one edit (one undo), and says
+ * how many it replaced. `rows` are correctedTurns'.
+ */
+export function replaceAll(
+  edits: LabelEdits,
+  entries: readonly Entry[],
+  rows: readonly Entry[],
+  find: string,
+  replacement: string,
+  opts: FindOptions,
+): { edits: LabelEdits; replaced: number } {
+  const pattern = findPattern(find, opts)
+  if (!pattern) return { edits, replaced: 0 }
+  let replaced = 0
+  let next = edits
+  const byTurn = new Map<number, string[]>()
+  for (const r of rows) byTurn.set(r.index, [...(byTurn.get(r.index) ?? []), r.text])
+  for (const [index, texts] of byTurn) {
+    const text = texts.filter(Boolean).join(' ')
+    const hits = [...text.matchAll(pattern)].length
+    if (hits === 0) continue
+    replaced += hits
+    next = setTurnText(
+      next,
+      entries,
+      index,
+      text.replace(pattern, () => replacement),
+    )
+  }
+  return { edits: next, replaced }
+}
