@@ -15,7 +15,7 @@ const result: StoredResult = {
   duration: 5,
   words: [
     { word: 'so', start: 0.1, end: 0.3, confidence: 0.95 },
-    { word: 'what', start: 0.4, end: 0.7, confidence: 0.3 },
+    { word: 'what', start: 0.4, end: 0.7, confidence: 0.05 },
     { word: 'do', start: 0.8, end: 1.0, confidence: 0.9 },
     { word: 'you', start: 1.1, end: 1.3, confidence: 0.9 },
     { word: 'think', start: 1.4, end: 1.9, confidence: 0.9 },

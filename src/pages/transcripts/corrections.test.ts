@@ -15,7 +15,7 @@ import { entriesOf } from './turns.ts'
 
 const words = [
   ['so', 0.1, 0.3, 0.95],
-  ['what', 0.4, 0.7, 0.3],
+  ['what', 0.4, 0.7, 0.05],
   ['do', 0.8, 1.0, 0.9],
   ['you', 1.1, 1.3, 0.9],
   ['think', 1.4, 1.9, 0.9],

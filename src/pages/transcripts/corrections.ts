@@ -12,7 +12,7 @@ import type { Entry, ReviewWord } from './turns.ts'
  */
 
 /** Below this decoder posterior a word is marked as one the recognizer was unsure of (docs/transcription.md). */
-export const UNSURE_BELOW = 0.5
+export const UNSURE_BELOW = 0.1
 
 export const isUnsure = (word: ReviewWord): boolean =>
   !word.edited && word.confidence !== undefined && word.confidence < UNSURE_BELOW
