@@ -66,7 +66,7 @@ const SHORTCUTS = [
   'P / N: previous / next turn',
   'S: split at the playhead',
   'Ctrl+Z: undo',
-  'on a word: ← / → the word before / after, Enter plays from it',
+  'on a word: ← / → the word before / after, Enter moves the playhead to it',
   'in a turn’s text: Ctrl+Enter saves, Escape cancels',
 ]
 
