@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { type KeyboardEvent, memo, useEffect, useMemo, useRef, useState } from 'react'
+import { Fragment, type KeyboardEvent, memo, useEffect, useMemo, useRef, useState } from 'react'
 import { isUnsure, wordsOf } from './corrections.ts'
 import { Enriched } from './Enriched.tsx'
 import {
@@ -25,6 +25,8 @@ const NO_OVERLAPS: Overlap[] = []
 /** When the reviewer last scrolled the list: the list and the spoken word stop following the playhead for a while. */
 let userScrolledAt = 0
 const followingPlayhead = () => Date.now() - userScrolledAt >= FOLLOW_PAUSE_MS
+/** Characters that may start enrichment markup: only such words go through the tag renderer (fewer DOM nodes). */
+const MARKUP = /[[<(]/
 /** The one description of a word the recognizer was unsure of, which such words point to. */
 export const UNSURE_NOTE_ID = 'unsure-word-note'
 
@@ -298,7 +300,7 @@ const TurnWords = memo(function TurnWords({ words, position }: { words: ReviewWo
         const unsure = isUnsure(w)
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: a word's place in its row is what it is
-          <span key={i}>
+          <Fragment key={i}>
             {i > 0 && ' '}
             <button
               type="button"
@@ -314,9 +316,9 @@ const TurnWords = memo(function TurnWords({ words, position }: { words: ReviewWo
               }}
               onKeyDown={(e) => move(e, i)}
             >
-              <Enriched text={w.text} />
+              {MARKUP.test(w.text) ? <Enriched text={w.text} /> : w.text}
             </button>
-          </span>
+          </Fragment>
         )
       })}
     </div>
