@@ -28,6 +28,19 @@ export type TakeSettings = z.infer<typeof takeSettingsSchema>
 
 export const TAKE_STATUSES = ['complete', 'incomplete'] as const
 
+/**
+ * Why a take's audio was erased: its voice's consent was revoked, the voice was deleted (both through the studio), or
+ * the service no longer has the voice (removed there directly; which of the two is not known).
+ */
+export const ERASURE_REASONS = ['consent_revoked', 'voice_deleted', 'voice_gone'] as const
+export type ErasureReason = (typeof ERASURE_REASONS)[number]
+
+const takeErasedSchema = z.object({
+  /** Milliseconds since 1970. */
+  at: z.number().int(),
+  reason: z.enum(ERASURE_REASONS),
+})
+
 /** What the page sends with a take's audio (the multipart field `take`, JSON). */
 export const newTakeSchema = z.strictObject({
   line_id: z.string().regex(LINE_ID_PATTERN),
@@ -63,6 +76,11 @@ export const storedTakeSchema = z.object({
   samples: z.number().int(),
   /** When the backend stored it, milliseconds since 1970; the oldest unstarred go first beyond the caps. */
   created_at: z.number().int(),
+  /**
+   * Set once the saved voice it was made with, or that voice's consent, is gone: the audio is erased (its requests
+   * answer 410), the row stays as the record. Absent or null: the audio is kept.
+   */
+  erased: takeErasedSchema.nullable().optional(),
 })
 export type StoredTake = z.infer<typeof storedTakeSchema>
 
@@ -89,3 +107,28 @@ export const takeUpdateSchema = z
   })
   .refine((u) => u.name !== undefined || u.starred !== undefined, { error: 'name or starred is required' })
 export type TakeUpdate = z.infer<typeof takeUpdateSchema>
+
+/**
+ * `GET /api/takes/erasable?voice=…` or `?consent=…` (consent administrators): how many kept takes, of how many
+ * designers, revoking that consent or deleting that voice would erase.
+ */
+export const erasableTakesSchema = z.object({ takes: z.number().int(), users: z.number().int() })
+export type ErasableTakes = z.infer<typeof erasableTakesSchema>
+
+/** One line of the audit trail's erasures (`GET /api/audit/erasures`): how many of one designer's takes went. */
+export const takeErasureSchema = z.object({
+  id: z.number().int(),
+  /** Unix time in seconds, as the rest of the audit trail. */
+  at: z.number().int(),
+  /** The designer whose takes' audio was erased. */
+  owner: z.string(),
+  takes: z.number().int(),
+  voice_id: z.string(),
+  consent_id: z.string().nullable(),
+  reason: z.enum(ERASURE_REASONS),
+  /** Who deleted or revoked through the studio; null when the studio found the voice gone at the service. */
+  by: z.string().nullable(),
+})
+export type TakeErasure = z.infer<typeof takeErasureSchema>
+export const takeErasuresSchema = z.object({ object: z.literal('list'), data: z.array(takeErasureSchema) })
+export type TakeErasures = z.infer<typeof takeErasuresSchema>

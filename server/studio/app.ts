@@ -20,6 +20,7 @@ import { callUpstream, registerUpstreamProxy, type Upstream } from './proxy/upst
 import { registerWsBridge } from './proxy/ws-bridge.ts'
 import { registerScriptRoutes } from './scripts/routes.ts'
 import { ScriptStore } from './scripts/store.ts'
+import { VoiceLineage } from './takes/lineage.ts'
 import { registerTakeRoutes } from './takes/routes.ts'
 import { TakeStore } from './takes/store.ts'
 import { registerTranscriptRoutes } from './transcripts/routes.ts'
@@ -51,6 +52,11 @@ export interface StudioOptions {
   redis?: AuthOptions['redis']
   hashing?: AuthOptions['hashing']
   retry?: Partial<RetryPolicy>
+  /**
+   * How often to ask the service which saved voices still exist, erasing the audio of takes made with one that is
+   * gone (takes/lineage.ts). Default 60 s; 0 turns the periodic check off.
+   */
+  voiceCheckIntervalMs?: number
 }
 
 export async function createStudio(opts: StudioOptions) {
@@ -100,12 +106,27 @@ export async function createStudio(opts: StudioOptions) {
 
   const audit = new AuditStore(storage)
   registerAuditRoutes(app, audit)
+  const takes = new TakeStore(storage)
+  const lineage = new VoiceLineage({
+    takes,
+    audit,
+    upstream,
+    log: app.log,
+    ...(opts.voiceCheckIntervalMs !== undefined ? { checkIntervalMs: opts.voiceCheckIntervalMs } : {}),
+  })
+  lineage.start()
+  app.addHook('onClose', () => lineage.stop())
 
   await registerUpstreamProxy(app, upstream, {
     authorize: authorizeUpstream,
     retry: opts.retry,
     // Consent and voice creations and deletions that succeeded go into the audit trail (audit/routes.ts).
-    onResponse: auditingOnResponse({ store: audit, consentOfVoice: catalogConsentLookup(upstream) }),
+    // A deletion also erases what was made with the voice or the consent's voices.
+    onResponse: auditingOnResponse({
+      store: audit,
+      consentOfVoice: catalogConsentLookup(upstream),
+      afterDeletion: (kind, id, revoked, by) => lineage.afterDeletion(kind, id, revoked, by),
+    }),
   })
   // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.
   await app.register(websocket)
@@ -119,7 +140,7 @@ export async function createStudio(opts: StudioOptions) {
   registerCallRoutes(app, upstream, hosts)
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(storage))
-  registerTakeRoutes(app, new TakeStore(storage))
+  registerTakeRoutes(app, takes, lineage)
 
   const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
   if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })

@@ -93,8 +93,25 @@ export interface StudioTables {
     samples: number
     bytes: number
     created_at: number
+    /** The saved voice (`voice_…`) the take was made with, from its settings; null for a built-in voice. */
+    voice_id: string | null
+    /** The consent that voice was bound to, where the studio knew it. */
+    consent_id: string | null
+    /** When its audio was erased because the voice or its consent went (milliseconds), and why. */
+    erased_at: number | null
+    erased_reason: 'consent_revoked' | 'voice_deleted' | 'voice_gone' | null
   }
   take_audio: { take_id: string; pcm: Uint8Array }
+  take_erasures: {
+    id: Generated<number>
+    at: number
+    owner: string
+    takes: number
+    voice_id: string
+    consent_id: string | null
+    reason: 'consent_revoked' | 'voice_deleted' | 'voice_gone'
+    by_user: string | null
+  }
   transcript_audio: BlobChunkRow
 }
 
@@ -286,6 +303,47 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
   '0007_transcript_audio': {
     async up(db, dialect) {
       await createBlobTable(db, dialect, 'transcript_audio')
+    },
+  },
+  // Lineage (takes/lineage.ts): which saved voice, and consent, each take was made with, so revoking it erases the
+  // take's audio while its row stays as the record; and the audit trail's counts of what was erased, per owner.
+  '0008_take_lineage': {
+    async up(db, dialect) {
+      await db.schema.alterTable('takes').addColumn('voice_id', 'text').execute()
+      await db.schema.alterTable('takes').addColumn('consent_id', 'text').execute()
+      await db.schema.alterTable('takes').addColumn('erased_at', int(dialect)).execute()
+      await db.schema.alterTable('takes').addColumn('erased_reason', 'text').execute()
+      await db.schema.createIndex('takes_voice').on('takes').column('voice_id').execute()
+      await db.schema.createIndex('takes_consent').on('takes').column('consent_id').execute()
+      // Existing takes: the saved voice from the stored request, its consent from the trail's creation of it.
+      const voiceOfSettings =
+        dialect === 'postgres'
+          ? sql`(settings::jsonb -> 'voice' ->> 'id')`
+          : sql`json_extract(settings, '$.voice.id')`
+      await sql`UPDATE takes SET voice_id = ${voiceOfSettings} WHERE substr(${voiceOfSettings}, 1, 6) = 'voice_'`.execute(
+        db,
+      )
+      await sql`UPDATE takes SET consent_id = (
+        SELECT a.consent_id FROM audit_events a
+        WHERE a.upstream_id = takes.voice_id AND a.kind = 'voice' AND a.action = 'created'
+        ORDER BY a.id DESC LIMIT 1
+      ) WHERE voice_id IS NOT NULL`.execute(db)
+      await db.schema
+        .createTable('take_erasures')
+        .addColumn('id', int(dialect), (c) =>
+          dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey(),
+        )
+        .addColumn('at', int(dialect), (c) => c.notNull())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('takes', 'integer', (c) => c.notNull())
+        .addColumn('voice_id', 'text', (c) => c.notNull())
+        .addColumn('consent_id', 'text')
+        .addColumn('reason', 'text', (c) =>
+          c.notNull().check(sql`reason IN ('consent_revoked', 'voice_deleted', 'voice_gone')`),
+        )
+        .addColumn('by_user', 'text')
+        .execute()
+      await db.schema.createIndex('take_erasures_voice').on('take_erasures').column('voice_id').execute()
     },
   },
 }

@@ -75,6 +75,8 @@ export const conflict = (message: string, param: string | null = null, extra?: R
   ...refusal(409, 'invalid_request_error', 'conflict', message, param),
   ...(extra ? { extra } : {}),
 })
+/** 410: a take's audio was erased because the saved voice it was made with, or its consent, was revoked. */
+export const audioErased = (message: string) => refusal(410, 'invalid_request_error', 'audio_erased', message)
 export const tooLarge = (message: string, param: string | null = null) =>
   refusal(413, 'invalid_request_error', 'too_large', message, param)
 export const unsupportedMediaType = (message: string) =>

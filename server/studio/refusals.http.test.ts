@@ -44,6 +44,8 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/auth/sign-out', roles: 'public' },
   { method: 'GET', path: '/api/audit', roles: AUDITORS, badQuery: 'limit=many' },
   { method: 'GET', path: '/api/audit/origins', roles: AUDITORS },
+  { method: 'GET', path: '/api/audit/erasures', roles: AUDITORS },
+  { method: 'GET', path: '/api/takes/erasable', roles: AUDITORS, badQuery: 'voice=a%20b' },
   { method: 'GET', path: '/api/scripts', roles: DESIGNER },
   { method: 'POST', path: '/api/scripts', roles: DESIGNER, badBody: { body: { title: 7 }, param: 'title' } },
   { method: 'GET', path: '/api/scripts/:id', roles: DESIGNER },

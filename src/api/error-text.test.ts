@@ -359,6 +359,13 @@ const rows: Row[] = [
     true,
   ],
   [
+    '410 audio_erased',
+    studio(410, 'audio_erased', 'The audio of this take was erased: its voice was revoked on 2026-12-02.'),
+    /^The audio of this take was erased: its voice was revoked on 2026-12-02\.$/,
+    /another voice/,
+    false,
+  ],
+  [
     '409 conflict',
     studio(409, 'conflict', 'Only a complete take can be starred.'),
     /^This changed meanwhile\. Only a complete take can be starred\.$/,

@@ -256,6 +256,12 @@ function explainRefusal(err: Refusal): ErrorExplanation {
         'The studio refused a page that is not its own address.',
         'Open the studio at the address it is set up for, then try again.',
       )
+    case 'audio_erased':
+      // The voice's owner withdrew consent (or the voice was deleted): the take stays listed as a record only.
+      return fixed(
+        err.words || 'The audio of this take was erased: its voice was revoked.',
+        'Make the line again with another voice.',
+      )
     case 'rate_limited':
       return passing('Too many sign-in attempts.', againIn(wait), wait)
     case 'sign_in_unavailable':

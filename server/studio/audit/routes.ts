@@ -13,6 +13,7 @@ import {
   type AuditKind,
   type AuditOrigins,
   type AuditPage,
+  type TakeErasures,
 } from '../../../schema/index.ts'
 import type { StudioUser } from '../auth/routes.ts'
 import { forbiddenForRole, invalidBody, notSignedIn, refuse } from '../errors.ts'
@@ -71,6 +72,11 @@ export function catalogConsentLookup(upstream: Upstream): ConsentOfVoice {
 export interface AuditDeps {
   store: AuditStore
   consentOfVoice: ConsentOfVoice
+  /**
+   * After a deletion the service confirmed: what was made with the voice (or the consent's voices, `revokedVoices`)
+   * is erased (takes/lineage.ts).
+   */
+  afterDeletion?: (kind: AuditKind, id: string, revokedVoices: string[], by: string) => Promise<unknown>
 }
 
 /** Records what a successful audited call changed. `fallbackId` is the id from the path of a DELETE. */
@@ -172,12 +178,28 @@ export function auditingOnResponse(deps: AuditDeps) {
         reply.send(err)
         return
       }
+      const fallbackId = path.split('/').at(-1)
+      let events: AuditEvent[] = []
+      let parsed: unknown
       try {
-        await recordSuccess(deps, route, JSON.parse(body.toString('utf8')), user, path.split('/').at(-1))
+        parsed = JSON.parse(body.toString('utf8'))
+        events = await recordSuccess(deps, route, parsed, user, fallbackId)
       } catch (err) {
         // The change happened upstream; the caller still gets its answer. The error names no id.
         request.log.error({ err: (err as Error).message, kind: route.kind }, 'audit record failed')
       }
+      const id = deletedSchema.safeParse(parsed).data?.id ?? fallbackId
+      if (route.action === 'deleted' && deps.afterDeletion && id)
+        try {
+          const revoked = events.filter((e) => e.action === 'revoked').map((e) => e.upstreamId)
+          await deps.afterDeletion(route.kind, id, revoked, user.name)
+        } catch (err) {
+          // The periodic voice check erases what this could not.
+          request.log.error(
+            { err: (err as Error).message, kind: route.kind },
+            'erasure after deletion failed',
+          )
+        }
       reply.send(body)
     })()
   }
@@ -209,6 +231,7 @@ function toJson(e: AuditEvent): AuditEventAnswer {
 /**
  * GET /api/audit: the trail, newest first, paged by `before` (an event id) and `limit`, optionally one `kind`.
  * GET /api/audit/origins: the creation event of every consent and voice still live, for provenance.
+ * GET /api/audit/erasures: what revocations erased, per designer (counts of takes), newest first.
  * Both for administrators and consent administrators only.
  */
 export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
@@ -240,5 +263,10 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
   app.get('/api/audit/origins', { preHandler: guard }, async (_request, reply) => {
     const origins: AuditOrigins = { object: 'list', data: (await store.origins()).map(toJson) }
     return reply.header('cache-control', 'no-store').send(origins)
+  })
+
+  app.get('/api/audit/erasures', { preHandler: guard }, async (_request, reply) => {
+    const erasures: TakeErasures = { object: 'list', data: await store.erasures() }
+    return reply.header('cache-control', 'no-store').send(erasures)
   })
 }

@@ -1,4 +1,4 @@
-import type { AuditAction, AuditKind } from '../../../schema/index.ts'
+import type { AuditAction, AuditKind, ErasureReason, TakeErasure } from '../../../schema/index.ts'
 import type { StudioStorage } from '../database.ts'
 
 /** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
@@ -17,6 +17,17 @@ export interface AuditEvent {
   name: string | null
   /** For voices: the consent the voice was bound to, when known. */
   consentId: string | null
+}
+
+/** Takes of one owner, made with one voice, whose audio one erasure removed. */
+export interface NewErasure {
+  owner: string
+  takes: number
+  voiceId: string
+  consentId: string | null
+  reason: ErasureReason
+  /** The studio user who deleted or revoked; null when the studio found the voice gone at the service. */
+  by: string | null
 }
 
 export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'> & { at?: number }
@@ -134,5 +145,40 @@ export class AuditStore {
       .orderBy('c.id')
       .execute()
     return rows.map(toEvent)
+  }
+
+  async recordErasure(e: NewErasure): Promise<void> {
+    await this.db
+      .insertInto('take_erasures')
+      .values({
+        at: Math.floor(Date.now() / 1000),
+        owner: e.owner,
+        takes: e.takes,
+        voice_id: e.voiceId,
+        consent_id: e.consentId,
+        reason: e.reason,
+        by_user: e.by,
+      })
+      .execute()
+  }
+
+  /** What revocations erased, newest first. */
+  async erasures(limit = 200): Promise<TakeErasure[]> {
+    const rows = await this.db
+      .selectFrom('take_erasures')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => ({
+      id: Number(r.id),
+      at: Number(r.at),
+      owner: r.owner,
+      takes: Number(r.takes),
+      voice_id: r.voice_id,
+      consent_id: r.consent_id,
+      reason: r.reason,
+      by: r.by_user,
+    }))
   }
 }

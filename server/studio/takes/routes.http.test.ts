@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   defaultVoiceFor,
+  erasableTakesSchema,
   MAX_TAKE_AUDIO_BYTES,
   MAX_TAKES_PER_USER,
   type NewTake,
@@ -13,9 +15,19 @@ import {
   scriptDocumentSchema,
   storedTakeSchema,
   takeCreatedSchema,
+  takeErasuresSchema,
   takeListSchema,
 } from '../../../schema/index.ts'
+import { openStorage } from '../../storage/index.ts'
 import { TEST_BACKEND } from '../../testing/backends.ts'
+import {
+  createSavedVoice,
+  createVoiceOf,
+  remove,
+  type VoiceRecordings,
+  type VoiceTarget,
+  voiceRecordings,
+} from '../../testing/saved-voice.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import {
   type BrowserHeaders,
@@ -25,6 +37,7 @@ import {
   testDatabase,
 } from '../../testing/studio.ts'
 import { pcm16WavHeader } from '../../wav.ts'
+import { STUDIO_MIGRATIONS, type StudioTables } from '../database.ts'
 import { ScriptStore } from '../scripts/store.ts'
 import { TakeStore } from './store.ts'
 
@@ -393,6 +406,226 @@ describe(`the store on ${TEST_BACKEND}`, () => {
       expect(await store.create('bea', s1.id, takeOf() as NewTake, Buffer.alloc(2))).toBeUndefined()
     } finally {
       await db.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('lineage: a take made with a saved voice loses its audio when the voice or its consent goes', () => {
+  let recordings: VoiceRecordings
+  let admin: BrowserHeaders
+  let viaStudio: VoiceTarget
+  let atService: VoiceTarget
+  beforeAll(async () => {
+    recordings = await voiceRecordings()
+    admin = await studio.signInAs('consent_admin', 'cora')
+    viaStudio = { base: `${studio.base}/api/v1`, headers: { ...admin } }
+    atService = { base: `${svc.baseUrl}/v1`, headers: { authorization: `Bearer ${svc.apiKey}` } }
+  }, 120_000)
+  afterAll(() => recordings?.close())
+
+  const withVoice = (voice: string, extra: Record<string, unknown> = {}) =>
+    takeOf({ settings: { model: SECOND_GEN_MODEL, voice: { id: voice }, stream_format: 'sse' }, ...extra })
+  const erasable = async (query: string, as: BrowserHeaders = admin) => {
+    const res = await call(as, 'GET', `/takes/erasable?${query}`)
+    expect(res.status).toBe(200)
+    return erasableTakesSchema.parse(await res.json())
+  }
+  const erasures = async () => {
+    const res = await call(admin, 'GET', '/audit/erasures')
+    expect(res.status).toBe(200)
+    return takeErasuresSchema.parse(await res.json()).data
+  }
+
+  it('revoking the consent through the studio erases every take of its voices: 410, the rows kept, the counts audited', async () => {
+    const { consent, voice } = await createSavedVoice(viaStudio, recordings, 'Rev')
+    const scriptId = await newScript(designer)
+    const otherScript = await newScript(otherDesigner)
+    const mine = [
+      await upload(designer, scriptId, withVoice(voice)),
+      await upload(designer, scriptId, withVoice(voice)),
+    ]
+    const theirs = await upload(otherDesigner, otherScript, withVoice(voice))
+    const builtIn = await upload(designer, scriptId)
+    expect((await call(designer, 'PATCH', `/takes/${mine[0]?.take.id}`, { starred: true })).status).toBe(200)
+
+    // Before: what the voices page shows; designers may not ask.
+    expect(await erasable(`consent=${consent}`)).toEqual({ takes: 3, users: 2 })
+    expect(await erasable(`voice=${voice}`)).toEqual({ takes: 3, users: 2 })
+    await expectRefused(await call(designer, 'GET', `/takes/erasable?consent=${consent}`), 403)
+    await expectRefused(await call(admin, 'GET', '/takes/erasable'), 400)
+
+    const before = Date.now()
+    expect((await remove(viaStudio, `/audio/voice_consents/${consent}`)).status).toBe(200)
+
+    for (const t of mine) {
+      const res = await call(designer, 'GET', `/takes/${t.take.id}/audio`)
+      expect(res.status).toBe(410)
+      const error = await studioRefusal(res)
+      expect(error.code).toBe('audio_erased')
+      expect(error.message).toContain(new Date().toISOString().slice(0, 10))
+    }
+    expect((await call(otherDesigner, 'GET', `/takes/${theirs.take.id}/audio`)).status).toBe(410)
+    expect((await call(designer, 'GET', `/takes/${builtIn.take.id}/audio`)).status).toBe(200)
+    const listed = await listOf(designer, scriptId)
+    const erased = listed.filter((t) => t.erased)
+    expect(erased.map((t) => t.id).sort()).toEqual(mine.map((t) => t.take.id).sort())
+    for (const t of erased) {
+      expect(t.erased?.reason).toBe('consent_revoked')
+      expect(t.erased?.at).toBeGreaterThanOrEqual(before)
+      expect(t.starred).toBe(false)
+      expect(t.text).toBe('First line.')
+    }
+    // An erased take cannot be chosen again.
+    await expectRefused(await call(designer, 'PATCH', `/takes/${mine[1]?.take.id}`, { starred: true }), 409)
+    // The audio itself is gone from the database, not only refused.
+    const left = await studio.db.db
+      .selectFrom('take_audio')
+      .select('take_id')
+      .where(
+        'take_id',
+        'in',
+        [...mine, theirs].map((t) => t.take.id),
+      )
+      .execute()
+    expect(left).toEqual([])
+
+    const trail = (await erasures()).filter((e) => e.voice_id === voice)
+    expect(trail.map((e) => [e.owner, e.takes, e.reason, e.by, e.consent_id]).sort()).toEqual(
+      [
+        ['designer-user', 2, 'consent_revoked', 'cora', consent],
+        ['second-designer', 1, 'consent_revoked', 'cora', consent],
+      ].sort(),
+    )
+    expect(await erasable(`consent=${consent}`)).toEqual({ takes: 0, users: 0 })
+  }, 120_000)
+
+  it('deleting a voice through the studio erases its takes only', async () => {
+    const { consent, voice } = await createSavedVoice(viaStudio, recordings, 'Del')
+    const second = await createVoiceOf(viaStudio, recordings, consent, 'Del second')
+    const scriptId = await newScript(designer)
+    const gone = await upload(designer, scriptId, withVoice(voice))
+    const kept = await upload(designer, scriptId, withVoice(second))
+    expect(await erasable(`consent=${consent}`)).toEqual({ takes: 2, users: 1 })
+    expect((await remove(viaStudio, `/audio/voices/${voice}`)).status).toBe(200)
+    expect((await call(designer, 'GET', `/takes/${gone.take.id}/audio`)).status).toBe(410)
+    expect((await call(designer, 'GET', `/takes/${kept.take.id}/audio`)).status).toBe(200)
+    const [take] = (await listOf(designer, scriptId)).filter((t) => t.id === gone.take.id)
+    expect(take?.erased?.reason).toBe('voice_deleted')
+    expect((await erasures()).find((e) => e.voice_id === voice)).toMatchObject({
+      owner: 'designer-user',
+      takes: 1,
+      by: 'cora',
+    })
+  }, 120_000)
+
+  it('a consent revoked at the service directly: the first request for a take’s audio erases it', async () => {
+    const { consent, voice } = await createSavedVoice(atService, recordings, 'Direct')
+    const scriptId = await newScript(designer)
+    const { take } = await upload(designer, scriptId, withVoice(voice))
+    expect((await call(designer, 'GET', `/takes/${take.id}/audio`)).status).toBe(200)
+    expect((await remove(atService, `/audio/voice_consents/${consent}`)).status).toBe(200)
+    // Past the catalog answer the page's audio fetches share.
+    await new Promise((r) => setTimeout(r, 2_100))
+    const res = await call(designer, 'GET', `/takes/${take.id}/audio`)
+    expect(res.status).toBe(410)
+    expect((await studioRefusal(res)).code).toBe('audio_erased')
+    const [listed] = await listOf(designer, scriptId)
+    // The consent was learned from the service's catalog when the take was stored, so the reason is known.
+    expect(listed?.erased?.reason).toBe('consent_revoked')
+    expect((await erasures()).find((e) => e.voice_id === voice)).toMatchObject({ takes: 1, by: null })
+  }, 120_000)
+
+  it('a consent revoked at the service directly: the periodic check erases within its interval', async () => {
+    const quick = await startStudio(svc, { share: studio, voiceCheckIntervalMs: 300 })
+    try {
+      const { consent, voice } = await createSavedVoice(atService, recordings, 'Sweep')
+      const scriptId = await newScript(designer)
+      const { take } = await upload(designer, scriptId, withVoice(voice))
+      expect((await remove(atService, `/audio/voice_consents/${consent}`)).status).toBe(200)
+      const revokedAt = Date.now()
+      let erasedAt: number | undefined
+      while (Date.now() - revokedAt < 5_000) {
+        // The list reads rows only: it never asks the service, so only the check can have erased it.
+        const [listed] = await listOf(designer, scriptId)
+        if (listed?.erased) {
+          erasedAt = Date.now()
+          expect(listed.erased.reason).toBe('consent_revoked')
+          break
+        }
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(erasedAt).toBeDefined()
+      expect((erasedAt ?? 0) - revokedAt).toBeLessThan(2_000)
+      expect((await call(designer, 'GET', `/takes/${take.id}/audio`)).status).toBe(410)
+    } finally {
+      await quick.close()
+    }
+  }, 120_000)
+
+  it('a take stored after its voice went at the service is kept as the record, already erased', async () => {
+    const { voice } = await createSavedVoice(atService, recordings, 'Late')
+    expect((await remove(atService, `/audio/voices/${voice}`)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 2_100))
+    const scriptId = await newScript(designer)
+    const { take } = await upload(designer, scriptId, withVoice(voice))
+    expect(take.erased?.reason).toBe('voice_gone')
+    expect((await call(designer, 'GET', `/takes/${take.id}/audio`)).status).toBe(410)
+  }, 120_000)
+})
+
+describe('migration 0008 (lineage) on a studio database with takes', () => {
+  it('links existing takes to their saved voice and, from the audit trail, its consent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'takes-lineage-'))
+    const database = testDatabase(TEST_BACKEND)
+    const before = Object.fromEntries(Object.entries(STUDIO_MIGRATIONS).filter(([name]) => name < '0008'))
+    try {
+      const old = await openStorage<StudioTables>({
+        dataDir: dir,
+        file: 'studio.db',
+        databaseUrl: database.env.DATABASE_URL || undefined,
+        schema: database.env.STUDIO_DATABASE_SCHEMA || 'studio',
+        migrations: before,
+      })
+      const row = (id: string, voice: unknown) => ({
+        id,
+        settings: JSON.stringify({ model: SECOND_GEN_MODEL, ...(voice === undefined ? {} : { voice }) }),
+      })
+      await sql`INSERT INTO scripts (id, owner, title, document, characters, lines, revision, created_at, updated_at)
+        VALUES ('sc_1', 'ana', 't', '{}', 1, 1, 1, 1, 1)`.execute(old.db)
+      for (const r of [
+        row('tk_saved', { id: 'voice_abc' }),
+        row('tk_unknown', { id: 'voice_def' }),
+        row('tk_builtin', VOICE),
+        row('tk_none', undefined),
+      ])
+        await sql`INSERT INTO takes (id, owner, script_id, line_id, text, settings, reference, status, final, starred,
+          name, time_to_first_audio_ms, samples, bytes, created_at) VALUES (${r.id}, 'ana', 'sc_1', ${LINE}, 'Hi.',
+          ${r.settings}, 0, 'complete', 0, 0, NULL, NULL, 1, 2, 1)`.execute(old.db)
+      await sql`INSERT INTO audit_events (at, user_name, user_role, kind, action, upstream_id, name, consent_id)
+        VALUES (1, 'cora', 'consent_admin', 'voice', 'created', 'voice_abc', 'Ada', 'cons_abc')`.execute(
+        old.db,
+      )
+      await old.close()
+
+      const db = await database.open(dir)
+      try {
+        const rows = await db.db
+          .selectFrom('takes')
+          .select(['id', 'voice_id', 'consent_id', 'erased_at'])
+          .orderBy('id')
+          .execute()
+        expect(rows).toEqual([
+          { id: 'tk_builtin', voice_id: null, consent_id: null, erased_at: null },
+          { id: 'tk_none', voice_id: null, consent_id: null, erased_at: null },
+          { id: 'tk_saved', voice_id: 'voice_abc', consent_id: 'cons_abc', erased_at: null },
+          { id: 'tk_unknown', voice_id: 'voice_def', consent_id: null, erased_at: null },
+        ])
+      } finally {
+        await db.close()
+      }
+    } finally {
       await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }

@@ -15,6 +15,7 @@ import {
 import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
 import { pcm16WavHeader } from '../../wav.ts'
 import {
+  audioErased,
   conflict,
   forbiddenForRole,
   internalError,
@@ -27,7 +28,8 @@ import {
   unreadableRequest,
   unsupportedMediaType,
 } from '../errors.ts'
-import type { TakeStore } from './store.ts'
+import type { VoiceLineage } from './lineage.ts'
+import { savedVoiceOf, type TakeStore } from './store.ts'
 
 /**
  * A voice designer's take history, kept by the backend so takes survive a reload and follow the designer to another
@@ -40,9 +42,20 @@ import type { TakeStore } from './store.ts'
  * - `GET /api/takes/:id/audio`: the take as a WAV file (24 kHz mono PCM16).
  * - `PATCH /api/takes/:id` (`{name?, starred?}`): rename, star (un-starring the line's other take) or un-star.
  * - `DELETE /api/takes/:id` (204).
+ * - `GET /api/takes/erasable?voice=…|consent=…` (consent administrators and admins): how many kept takes, of how many
+ *   designers, deleting that voice or revoking that consent would erase (takes/lineage.ts).
+ *
+ * A take whose saved voice (or its consent) was revoked keeps its row, marked `erased`; its audio answers 410.
  */
 
 const TAKE_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
+const LINEAGE_READERS: ReadonlySet<Role> = new Set(['consent_admin', 'admin'])
+const UPSTREAM_ID = /^[\w-]{1,200}$/
+
+/** The refusal's words: what happened and when, for the page to show beside the take. */
+export function erasedMessage(at: number): string {
+  return `The audio of this take was erased: its voice was revoked on ${new Date(at).toISOString().slice(0, 10)}.`
+}
 /** The `take` field: a line's text of up to 40,000 characters is at most 160 KB of UTF-8, plus the settings. */
 const MAX_TAKE_FIELD_BYTES = 256 * 1024
 const WAV_HEADER_BYTES = 44
@@ -115,7 +128,37 @@ async function readUpload(request: FastifyRequest) {
   return { takeJson, audio }
 }
 
-export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
+export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, lineage: VoiceLineage) {
+  // For consent administrators, outside the designers' scope below.
+  app.get<{ Querystring: { voice?: unknown; consent?: unknown } }>(
+    '/api/takes/erasable',
+    async (request, reply) => {
+      const user = request.studioUser
+      if (!user) return refuse(reply, notSignedIn())
+      if (!LINEAGE_READERS.has(user.role))
+        return refuse(reply, forbiddenForRole('Only consent administrators see what a revocation erases.'))
+      const { voice, consent } = request.query
+      const valid = (v: unknown): v is string => typeof v === 'string' && UPSTREAM_ID.test(v)
+      if (voice !== undefined && !valid(voice))
+        return refuse(reply, invalidBody('voice', 'Invalid voice id.'))
+      if (consent !== undefined && !valid(consent))
+        return refuse(reply, invalidBody('consent', 'Invalid consent id.'))
+      if ((voice === undefined) === (consent === undefined))
+        return refuse(reply, invalidBody(null, 'Name one voice or one consent.'))
+      let voiceIds = voice === undefined ? [] : [voice]
+      if (consent !== undefined) {
+        // Its voices as the service lists them: those made outside the studio too.
+        const voices = await lineage.savedVoices()
+        voiceIds = [...(voices ?? new Map())].filter(([, c]) => c === consent).map(([id]) => id)
+      }
+      const counts = await store.erasable({
+        voiceIds,
+        ...(consent !== undefined ? { consentId: consent } : {}),
+      })
+      return reply.header('cache-control', 'no-store').send(counts)
+    },
+  )
+
   app.register(async (scope) => {
     await scope.register(multipart, { throwFileSizeLimit: true })
     // Before the body is read, so a refused caller's upload is never parsed.
@@ -187,8 +230,19 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
           tooLarge(`A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio'),
         )
 
-      const outcome = await store.create(ownerOf(request), request.params.id, parsed.data, pcm)
+      const voiceId = savedVoiceOf(parsed.data.settings)
+      const known = voiceId ? await lineage.lineageOf(voiceId) : undefined
+      const outcome = await store.create(ownerOf(request), request.params.id, parsed.data, pcm, Date.now(), {
+        voiceId,
+        consentId: known?.consentId ?? null,
+      })
       if (!outcome) return refuse(reply, notFound('No such script.'))
+      // Made with a voice the service no longer has: kept as the record, its audio erased at once.
+      if (voiceId && known?.gone && typeof outcome === 'object') {
+        await lineage.erase({ voiceIds: [voiceId] }, 'voice_gone', null)
+        const take = await store.get(ownerOf(request), outcome.take.id)
+        if (take) outcome.take = take
+      }
       if (outcome === 'full')
         return refuse(
           reply,
@@ -200,8 +254,15 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
     })
 
     scope.get<{ Params: { id: string } }>('/api/takes/:id/audio', async (request, reply) => {
-      const pcm = await store.audio(ownerOf(request), request.params.id)
-      if (!pcm) return refuse(reply, notFound('No such take.'))
+      const owner = ownerOf(request)
+      let audio = await store.audio(owner, request.params.id)
+      if (!audio) return refuse(reply, notFound('No such take.'))
+      // The first time the studio touches the voice since it went at the service, its takes go.
+      if ('pcm' in audio && audio.voiceId && !(await lineage.stillThere(audio.voiceId)))
+        audio = await store.audio(owner, request.params.id)
+      if (!audio) return refuse(reply, notFound('No such take.'))
+      if ('erased' in audio) return refuse(reply, audioErased(erasedMessage(audio.erased.at)))
+      const { pcm } = audio
       const wav = Buffer.concat([pcm16WavHeader(SAMPLE_RATE, pcm.byteLength), pcm])
       return reply.header('cache-control', 'no-store').type('audio/wav').send(wav)
     })
@@ -213,6 +274,8 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore) {
       if (!outcome) return refuse(reply, notFound('No such take.'))
       if (outcome === 'incomplete')
         return refuse(reply, conflict('Only a complete take can be starred.', 'starred'))
+      if (outcome === 'erased')
+        return refuse(reply, conflict('The audio of this take was erased; it cannot be chosen.', 'starred'))
       return reply.header('cache-control', 'no-store').send(outcome)
     })
 

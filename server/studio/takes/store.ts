@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { ExpressionBuilder } from 'kysely'
 import {
+  type ErasureReason,
   MAX_TAKE_BYTES_PER_USER,
   MAX_TAKES_PER_USER,
   type NewTake,
@@ -19,9 +21,12 @@ import type { StudioStorage, StudioTables } from '../database.ts'
  *
  * Caps per owner, across their scripts: beyond `maxTakes` or `maxBytes` the oldest unstarred takes are dropped as a
  * new one is stored, in the same transaction; when the starred takes alone leave no room, the new one is refused.
+ *
+ * Lineage: a take made with a saved voice keeps that voice's id (and its consent's, where known); erasing them
+ * deletes the takes' audio and marks the rows, which stay as the record (lineage.ts decides when).
  */
 
-type Row = Omit<StudioTables['takes'], 'owner' | 'bytes'>
+type Row = Omit<StudioTables['takes'], 'owner' | 'bytes' | 'voice_id' | 'consent_id'>
 
 export const newTakeId = () => `tk_${randomBytes(16).toString('hex')}`
 
@@ -49,7 +54,40 @@ const META = [
   'time_to_first_audio_ms',
   'samples',
   'created_at',
+  'erased_at',
+  'erased_reason',
 ] as const
+
+/** The saved voice (`voice_…`) a take's settings name, or null (a built-in voice, or a reference clip). */
+export function savedVoiceOf(settings: TakeSettings): string | null {
+  const voice = settings.voice
+  const id = typeof voice === 'object' && voice !== null ? voice.id : voice
+  return typeof id === 'string' && id.startsWith('voice_') ? id : null
+}
+
+export interface TakeLineage {
+  voiceId: string | null
+  consentId: string | null
+}
+
+/** Which takes an erasure concerns: those made with any of these voices, or with a voice of this consent. */
+export interface ErasureMatch {
+  voiceIds?: readonly string[]
+  consentId?: string
+}
+
+/** What one erasure removed: how many takes of one owner, made with one voice. */
+export interface ErasedTakes {
+  owner: string
+  voiceId: string
+  consentId: string | null
+  takes: number
+}
+
+/** A take's audio as the route serves it: the samples, or the fact and time of their erasure. */
+export type TakeAudio =
+  | { pcm: Uint8Array; voiceId: string | null }
+  | { erased: { at: number; reason: ErasureReason } }
 
 export class TakeStore {
   constructor(
@@ -95,16 +133,105 @@ export class TakeStore {
     return row && toStored(row)
   }
 
-  /** The take's PCM16 samples (little-endian bytes), or undefined when the owner has no such take. */
-  async audio(owner: string, id: string): Promise<Uint8Array | undefined> {
+  /** The take's PCM16 samples (little-endian bytes) or its erasure; undefined when the owner has no such take. */
+  async audio(owner: string, id: string): Promise<TakeAudio | undefined> {
     const row = await this.db
-      .selectFrom('take_audio')
-      .innerJoin('takes', 'takes.id', 'take_audio.take_id')
-      .select('take_audio.pcm')
+      .selectFrom('takes')
+      .leftJoin('take_audio', 'take_audio.take_id', 'takes.id')
+      .select(['take_audio.pcm', 'takes.voice_id', 'takes.erased_at', 'takes.erased_reason'])
       .where('takes.id', '=', id)
       .where('takes.owner', '=', owner)
       .executeTakeFirst()
-    return row?.pcm
+    if (!row) return undefined
+    if (row.erased_at !== null || !row.pcm)
+      return { erased: { at: Number(row.erased_at ?? 0), reason: row.erased_reason ?? 'voice_gone' } }
+    return { pcm: row.pcm, voiceId: row.voice_id }
+  }
+
+  /** Kept takes (audio not erased) made with a matching voice: how many, and of how many owners. */
+  async erasable(match: ErasureMatch): Promise<{ takes: number; users: number }> {
+    const where = matching(match)
+    if (!where) return { takes: 0, users: 0 }
+    const row = await this.db
+      .selectFrom('takes')
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.count<number | string>('owner').distinct().as('u'),
+      ])
+      .where('erased_at', 'is', null)
+      .where(where)
+      .executeTakeFirstOrThrow()
+    return { takes: Number(row.n), users: Number(row.u) }
+  }
+
+  /** The consent each of these voices' kept takes names (null: not known). */
+  async consentsOf(voiceIds: readonly string[]): Promise<Map<string, string | null>> {
+    if (voiceIds.length === 0) return new Map()
+    const rows = await this.db
+      .selectFrom('takes')
+      .select(['voice_id', 'consent_id'])
+      .distinct()
+      .where('voice_id', 'in', [...voiceIds])
+      .where('erased_at', 'is', null)
+      .execute()
+    const out = new Map<string, string | null>()
+    for (const r of rows) if (r.voice_id && !out.get(r.voice_id)) out.set(r.voice_id, r.consent_id)
+    return out
+  }
+
+  /** The saved voices that kept takes were made with. */
+  async voicesInUse(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('takes')
+      .select('voice_id')
+      .distinct()
+      .where('voice_id', 'is not', null)
+      .where('erased_at', 'is', null)
+      .execute()
+    return rows.map((r) => r.voice_id as string)
+  }
+
+  /**
+   * Erases the audio of every kept take made with a matching voice, leaving the rows marked with when and why (and no
+   * longer starred or counted against the byte cap). Only rows this call marked are counted, so two instances
+   * erasing at once count each take once.
+   */
+  async erase(match: ErasureMatch, reason: ErasureReason, now = Date.now()): Promise<ErasedTakes[]> {
+    const where = matching(match)
+    if (!where) return []
+    const erased = await this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .updateTable('takes')
+        .set({ erased_at: now, erased_reason: reason, starred: 0, bytes: 0 })
+        .where('erased_at', 'is', null)
+        .where(where)
+        .returning(['id', 'owner', 'voice_id', 'consent_id'])
+        .execute()
+      if (rows.length > 0)
+        await trx
+          .deleteFrom('take_audio')
+          .where(
+            'take_id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute()
+      return rows
+    })
+    const groups = new Map<string, ErasedTakes>()
+    for (const r of erased) {
+      const key = JSON.stringify([r.owner, r.voice_id, r.consent_id])
+      const group = groups.get(key)
+      if (group) group.takes += 1
+      else
+        groups.set(key, {
+          owner: r.owner,
+          voiceId: r.voice_id as string,
+          consentId: r.consent_id,
+          takes: 1,
+        })
+    }
+    return [...groups.values()]
   }
 
   /**
@@ -117,6 +244,7 @@ export class TakeStore {
     take: NewTake,
     pcm: Uint8Array,
     now = Date.now(),
+    lineage: TakeLineage = { voiceId: null, consentId: null },
   ): Promise<TakeCreated | 'full' | undefined> {
     const t = newTakeSchema.parse(take)
     if (pcm.byteLength % 2 !== 0) throw new Error('PCM16 audio has an even number of bytes')
@@ -148,6 +276,10 @@ export class TakeStore {
             samples: pcm.byteLength / 2,
             bytes: pcm.byteLength,
             created_at: now,
+            voice_id: lineage.voiceId ?? savedVoiceOf(t.settings),
+            consent_id: lineage.consentId,
+            erased_at: null,
+            erased_reason: null,
           })
           .returning(META)
           .executeTakeFirstOrThrow()
@@ -201,23 +333,25 @@ export class TakeStore {
 
   /**
    * Renames and/or stars the take. Starring un-stars the line's other take in the same transaction; only a complete
-   * take can be starred (`'incomplete'`). Undefined when the owner has no such take.
+   * take can be starred (`'incomplete'`), and not one whose audio was erased (`'erased'`). Undefined when the owner
+   * has no such take.
    */
   async update(
     owner: string,
     id: string,
     change: TakeUpdate,
-  ): Promise<StoredTake | 'incomplete' | undefined> {
+  ): Promise<StoredTake | 'incomplete' | 'erased' | undefined> {
     const attempt = () =>
       this.db.transaction().execute(async (trx) => {
         const take = await trx
           .selectFrom('takes')
-          .select(['script_id', 'line_id', 'status'])
+          .select(['script_id', 'line_id', 'status', 'erased_at'])
           .where('id', '=', id)
           .where('owner', '=', owner)
           .executeTakeFirst()
         if (!take) return undefined
         if (change.starred === true && take.status !== 'complete') return 'incomplete' as const
+        if (change.starred === true && take.erased_at !== null) return 'erased' as const
         if (change.starred === true)
           await trx
             .updateTable('takes')
@@ -259,6 +393,18 @@ export class TakeStore {
   }
 }
 
+/** The condition for an erasure's takes; undefined when it matches nothing. */
+function matching(match: ErasureMatch) {
+  const voiceIds = [...(match.voiceIds ?? [])]
+  const consentId = match.consentId
+  if (voiceIds.length === 0 && consentId === undefined) return undefined
+  return (eb: ExpressionBuilder<StudioTables, 'takes'>) =>
+    eb.or([
+      ...(voiceIds.length > 0 ? [eb('voice_id', 'in', voiceIds)] : []),
+      ...(consentId !== undefined ? [eb('consent_id', '=', consentId)] : []),
+    ])
+}
+
 function toStored(row: Row): StoredTake {
   return {
     id: row.id,
@@ -275,5 +421,9 @@ function toStored(row: Row): StoredTake {
     time_to_first_audio_ms: row.time_to_first_audio_ms === null ? null : Number(row.time_to_first_audio_ms),
     samples: Number(row.samples),
     created_at: Number(row.created_at),
+    erased:
+      row.erased_at === null
+        ? null
+        : { at: Number(row.erased_at), reason: row.erased_reason ?? 'voice_gone' },
   }
 }
