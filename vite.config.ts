@@ -26,6 +26,8 @@ export const ON_POSTGRES: Record<string, string> = {
     'hostile text (NUL, control characters) reaching the stores, refused differently',
   'server/speech/access/key-store.test.ts': 'the key store',
   'server/speech/database-adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
+  'server/speech/voices/erasure.test.ts':
+    'sealed voice data and its erasure: key tables, WAL checkpoint (SQLite), VACUUM (PostgreSQL)',
   'server/speech/voices/voice-store-crash.test.ts':
     'voice and consent rows and audio under SIGKILL, one transaction each',
   'server/speech/database.http.test.ts':

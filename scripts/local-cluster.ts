@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,6 +39,8 @@ if (!/^[a-z][a-z0-9_]{0,30}$/.test(name)) throw new Error('--name: lower-case le
 const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 const root = join(tmpdir(), `speech-studio-${name}`)
+/** The cluster's master key, the same on every start over one root (its database outlives a restart). */
+const masterKeyOf = (dir: string) => createHash('sha256').update(`master key of ${dir}`).digest('base64')
 
 const children: ChildProcess[] = []
 const fronts: RoundRobin[] = []
@@ -83,6 +86,8 @@ const shared = {
   STUDIO_DATABASE_SCHEMA: `${name}_studio`,
   SPEECH_DATABASE_SCHEMA: `${name}_speech`,
   SPEECH_REDIS_PREFIX: `${name}:speech:`,
+  // One master key for both speech instances, as a deployment gives every instance (docs/security.md).
+  SPEECH_MASTER_KEY: process.env.SPEECH_MASTER_KEY || masterKeyOf(root),
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 }
 

@@ -9,6 +9,9 @@ import {
   loadConfig,
 } from './config.ts'
 
+const KEY_A = Buffer.alloc(32, 1).toString('base64')
+const KEY_B = Buffer.alloc(32, 2).toString('base64')
+
 describe('the configuration', () => {
   it('has a default for everything unset, or set empty', () => {
     for (const env of [{}, { PORT: '', SPEECH_DIARIZATION: ' ', SPEECH_WEBRTC_PORTS: '' }]) {
@@ -48,6 +51,8 @@ describe('the configuration', () => {
       SPEECH_WEBRTC_PORTS: '50000-50099',
       POCKETSPHINX_MODEL_DIR: '/opt/model',
       POCKETSPHINX_STREAMING: 'off',
+      SPEECH_MASTER_KEY: KEY_A,
+      SPEECH_MASTER_KEY_PREVIOUS: `${KEY_B}, ${KEY_A}`,
     })
     expect(config.studio.port).toBe(9000)
     expect(config.studio.upstream).toEqual({ baseUrl: 'https://speech.example.org', apiKey: 'sk_test' })
@@ -60,6 +65,8 @@ describe('the configuration', () => {
       diarizationEnabled: false,
       callNetwork: { addresses: ['192.0.2.7', '::1'], portRange: { min: 50000, max: 50099 } },
       recognition: { modelDir: '/opt/model', streaming: false },
+      masterKey: KEY_A,
+      previousMasterKeys: [KEY_B, KEY_A],
     })
   })
 
@@ -76,6 +83,8 @@ describe('the configuration', () => {
       SPEECH_WEBRTC_ADDRESSES: ['example.com', '127.0.0.1,'],
       SPEECH_WEBRTC_PORTS: ['50000', '9-10', '60000-50000', '50000-70000'],
       POCKETSPHINX_STREAMING: ['0'],
+      SPEECH_MASTER_KEY: ['c2hvcnQ=', 'not base64 at all, and long enough to be 44 c'],
+      SPEECH_MASTER_KEY_PREVIOUS: ['c2hvcnQ='],
     }
     for (const [name, values] of Object.entries(wrong))
       for (const value of values) {

@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import type { SpeechServiceOptions } from './speech/app.ts'
+import { parseMasterKey } from './storage/sealing.ts'
 
 /**
  * The process's configuration, read from the environment in one place (README, Configuration) and parsed with one
@@ -50,6 +51,24 @@ const portRange = optional(
     ),
 )
 
+const isMasterKey = (text: string) => {
+  try {
+    parseMasterKey(text)
+    return true
+  } catch {
+    return false
+  }
+}
+const masterKeys = optional(
+  z
+    .string()
+    .transform((v) => v.split(',').map((k) => k.trim()))
+    .refine(
+      (keys) => keys.every(isMasterKey),
+      'must be 32 bytes written as base64 (openssl rand -base64 32)',
+    ),
+)
+
 /** Every variable the product reads, with what it accepts; README's table documents each (a test keeps them equal). */
 export const environmentSchema = z.object({
   DATA_DIR: text,
@@ -74,6 +93,10 @@ export const environmentSchema = z.object({
   SPEECH_LEASE_TTL_MS: wholeNumber(300, 60_000, 'a whole number of milliseconds'),
   SPEECH_REDIRECT_WHEN_BUSY: optional(z.enum(['0', '1'], 'must be 0 or 1')),
   SPEECH_VERIFICATION_THRESHOLD: numberWhere((n) => n >= -1 && n <= 1, 'must be from -1 to 1'),
+  SPEECH_MASTER_KEY: optional(
+    z.string().trim().refine(isMasterKey, 'must be 32 bytes written as base64 (openssl rand -base64 32)'),
+  ),
+  SPEECH_MASTER_KEY_PREVIOUS: masterKeys,
   SPEECH_DIARIZATION: onOff,
   SPEECH_TRANSCRIPTION_WORKERS: wholeNumber(0, 64, 'a whole number'),
   SPEECH_WEBRTC_ADDRESSES: ipList,
@@ -87,10 +110,16 @@ export const environmentSchema = z.object({
 export type SpeechSettings = Required<
   Pick<
     SpeechServiceOptions,
-    'dataDir' | 'limits' | 'transcriptionWorkers' | 'diarizationEnabled' | 'callNetwork' | 'recognition'
+    | 'dataDir'
+    | 'limits'
+    | 'transcriptionWorkers'
+    | 'diarizationEnabled'
+    | 'callNetwork'
+    | 'recognition'
+    | 'previousMasterKeys'
   >
 > &
-  Pick<SpeechServiceOptions, 'databaseUrl' | 'databaseSchema' | 'sharedLimits'>
+  Pick<SpeechServiceOptions, 'databaseUrl' | 'databaseSchema' | 'sharedLimits' | 'masterKey'>
 
 export interface Config {
   dataDir: string
@@ -164,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = processEnv()): Config {
             ...(e.SPEECH_LEASE_TTL_MS !== undefined ? { leaseTtlMs: e.SPEECH_LEASE_TTL_MS } : {}),
           }
         : undefined,
+      masterKey: e.SPEECH_MASTER_KEY,
+      previousMasterKeys: e.SPEECH_MASTER_KEY_PREVIOUS ?? [],
       transcriptionWorkers: e.SPEECH_TRANSCRIPTION_WORKERS ?? 2,
       diarizationEnabled: e.SPEECH_DIARIZATION !== 'off',
       callNetwork: {

@@ -41,7 +41,7 @@ import { type CallNetwork, DEFAULT_CALL_NETWORK } from './transcription/realtime
 import { SharedTranscriptionJobs } from './transcription/shared-jobs.ts'
 import { transcriptionPlugin } from './transcription/transcription-plugin.ts'
 import { VoiceService } from './voices/voice-service.ts'
-import { VoiceStore } from './voices/voice-store.ts'
+import { sealerOf, VoiceStore } from './voices/voice-store.ts'
 import { voicesPlugin } from './voices/voices-plugin.ts'
 
 export interface SpeechServiceOptions {
@@ -72,6 +72,13 @@ export interface SpeechServiceOptions {
    * `databaseUrl` are given (transcription/shared-jobs.ts); 0 takes none. Default 2.
    */
   transcriptionWorkers?: number
+  /**
+   * The master key wrapping the data keys of consents and voices (base64, 32 bytes; `SPEECH_MASTER_KEY`): every
+   * instance on one database needs the same. Default: `DATA_DIR/speech-master.key`, made on first start.
+   */
+  masterKey?: string | undefined
+  /** Keys a rotation replaced, still able to unwrap until `npm run keys -- rewrap` has run (docs/security.md). */
+  previousMasterKeys?: readonly string[]
   /** Where WebRTC calls offer their media and how long they wait for a silent peer (default: DEFAULT_CALL_NETWORK). */
   callNetwork?: Partial<CallNetwork>
 }
@@ -163,7 +170,7 @@ export async function createSpeechService(opts: SpeechServiceOptions): Promise<S
   const speakerTracker = opts.speakerTracker ?? createSegmentedSpeakerTracker
   const recognizer = opts.recognizer ?? createPocketSphinxRecognizer(opts.recognition)
   const voices = new VoiceService({
-    store: await VoiceStore.open(storage, opts.dataDir),
+    store: await VoiceStore.open(storage, opts.dataDir, sealerOf(opts)),
     synthesizer,
     recognizer,
     embedder: opts.embedder ?? createSpeakerEmbedder(),

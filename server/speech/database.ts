@@ -49,6 +49,14 @@ export interface SpeechTables {
   continuations: { token_hash: string; owner_id: string; request: string; expires_at: number }
   consent_artifacts: ArtifactRow & { consent_id: string }
   voice_artifacts: ArtifactRow & { voice_id: string }
+  /** Each consent's and voice's data key, wrapped by the master key (storage/sealing.ts); erasure deletes it. */
+  consent_keys: { consent_id: string; wrapped: Uint8Array }
+  voice_keys: { voice_id: string; wrapped: Uint8Array }
+  /**
+   * One row (`name` = `current`): the id of the master key this database's data keys are wrapped by, so a process
+   * holding another refuses to start.
+   */
+  sealing_master: { name: string; master_id: string }
   /**
    * Uploads waiting for or in transcription on the shared queue (transcription/shared-jobs.ts), deleted when the job
    * ends.
@@ -56,7 +64,10 @@ export interface SpeechTables {
   transcription_upload_chunks: BlobChunkRow
 }
 
-/** A consent's or voice's audio (16 kHz float32, little-endian) and speaker embedding, as stored. */
+/**
+ * A consent's or voice's audio (16 kHz float32, little-endian) and speaker embedding, each sealed with its data key
+ * (voices/voice-store.ts).
+ */
 interface ArtifactRow {
   audio: Uint8Array
   /** Empty when the embedder gave none. */
@@ -186,6 +197,27 @@ export const SPEECH_MIGRATIONS: Record<string, StorageMigration> = {
   '0006_transcription_uploads': {
     async up(db, dialect) {
       await createBlobTable(db, dialect, 'transcription_upload_chunks')
+    },
+  },
+  // Crypto-shredding (docs/security.md): a data key per consent and voice, gone by the same cascade as its row. The
+  // artifacts stored before are sealed when the voice store opens.
+  '0007_artifact_keys': {
+    async up(db, dialect) {
+      for (const [table, column, parent] of [
+        ['consent_keys', 'consent_id', 'consents.id'],
+        ['voice_keys', 'voice_id', 'voices.id'],
+      ] as const) {
+        await db.schema
+          .createTable(table)
+          .addColumn(column, 'text', (c) => c.primaryKey().references(parent).onDelete('cascade'))
+          .addColumn('wrapped', bytes(dialect), (c) => c.notNull())
+          .execute()
+      }
+      await db.schema
+        .createTable('sealing_master')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('master_id', 'text', (c) => c.notNull())
+        .execute()
     },
   },
 }

@@ -13,7 +13,7 @@ import { TEST_BACKEND, TEST_DATABASE_URL } from './backends.ts'
 export interface SpeechTestDatabase {
   backend: 'sqlite' | 'postgres'
   /** What createSpeechService takes. */
-  options: { databaseUrl?: string; databaseSchema?: string }
+  options: { databaseUrl?: string; databaseSchema?: string; masterKey?: string }
   /** The environment the service's processes (main.ts, keys-cli.ts) need to use it. */
   env: Record<string, string>
   open(): Promise<SpeechStorage>
@@ -27,15 +27,17 @@ export function speechTestDatabase(dataDir: string, backend = TEST_BACKEND): Spe
       backend,
       options: {},
       // A DATABASE_URL in the developer's shell must not send a child process elsewhere.
-      env: { DATABASE_URL: '', SPEECH_DATABASE_SCHEMA: '' },
+      env: { DATABASE_URL: '', SPEECH_DATABASE_SCHEMA: '', SPEECH_MASTER_KEY: '' },
       open: () => openSpeechStorage({ dataDir }),
       drop: async () => {},
     }
   const schema = `speech_test_${createHash('sha256').update(dataDir).digest('hex').slice(0, 24)}`
+  // Every instance on the schema holds its master key, as a deployment's would from SPEECH_MASTER_KEY.
+  const masterKey = createHash('sha256').update(`master key of ${schema}`).digest('base64')
   return {
     backend,
-    options: { databaseUrl: TEST_DATABASE_URL, databaseSchema: schema },
-    env: { DATABASE_URL: TEST_DATABASE_URL, SPEECH_DATABASE_SCHEMA: schema },
+    options: { databaseUrl: TEST_DATABASE_URL, databaseSchema: schema, masterKey },
+    env: { DATABASE_URL: TEST_DATABASE_URL, SPEECH_DATABASE_SCHEMA: schema, SPEECH_MASTER_KEY: masterKey },
     open: () => openSpeechStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, schema }),
     drop: () => dropPostgresSchema(TEST_DATABASE_URL, schema),
   }

@@ -1,16 +1,20 @@
 import { resolve } from 'node:path'
 import { loadConfig, parseFlags } from '../../config.ts'
 import { openSpeechStorage } from '../database.ts'
+import { sealerOf, VoiceStore } from '../voices/voice-store.ts'
 import { type KeyKind, KeyStore, parsePermissions } from './key-store.ts'
 
 /**
  * `npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions a,b] [--data DIR]` prints the new
  * key as its last line; `list` and `revoke KEY_ID` manage existing keys. With `DATABASE_URL` (and
  * `SPEECH_DATABASE_SCHEMA`) set as for the service, it works on that PostgreSQL database instead of DIR/speech.db.
+ * `rewrap` ends a master key rotation: every data key of consents and voices wrapped again by `SPEECH_MASTER_KEY`,
+ * the replaced key given in `SPEECH_MASTER_KEY_PREVIOUS` (docs/security.md, Erasure).
  */
 const USAGE = `usage: npm run keys -- create --org NAME [--legacy] [--ephemeral] [--permissions tts:generate,...] [--data DIR]
        npm run keys -- list [--data DIR]
-       npm run keys -- revoke KEY_ID [--data DIR]`
+       npm run keys -- revoke KEY_ID [--data DIR]
+       npm run keys -- rewrap [--data DIR]`
 
 async function main(argv: string[]): Promise<number> {
   const { flags, positional } = parseFlags(argv, {
@@ -23,8 +27,9 @@ async function main(argv: string[]): Promise<number> {
   })
   const [command, ...rest] = positional
   const config = loadConfig()
+  const dataDir = flags.data ? resolve(flags.data as string) : config.dataDir
   const storage = await openSpeechStorage({
-    dataDir: flags.data ? resolve(flags.data as string) : config.dataDir,
+    dataDir,
     databaseUrl: config.databaseUrl,
     schema: config.speech.databaseSchema,
   })
@@ -65,6 +70,14 @@ async function main(argv: string[]): Promise<number> {
         if (!id) throw new Error('revoke needs a KEY_ID (see list)')
         if (!(await keys.revoke(id))) throw new Error(`no active key ${id}`)
         console.log(`revoked ${id}`)
+        return 0
+      }
+      case 'rewrap': {
+        const voices = await VoiceStore.open(storage, dataDir, sealerOf({ ...config.speech, dataDir }))
+        const count = await voices.rewrapKeys()
+        console.log(
+          `rewrapped ${count} data keys with master key ${sealerOf({ ...config.speech, dataDir }).current.id}`,
+        )
         return 0
       }
       default:

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import type { VoiceParams } from '../../engine/index.ts'
+import { masterKeyFile, open, parseMasterKey, Sealer, SealingError, seal } from '../../storage/sealing.ts'
 import type { SpeechDb, SpeechStorage } from '../database.ts'
 import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
@@ -10,7 +12,26 @@ import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
  * after any crash every row has its audio and no audio outlives its row; with PostgreSQL every instance sees the same
  * ones. Every query is scoped to the owner, so a foreign id and a nonexistent one take the same path and give the
  * same answer.
+ *
+ * Audio and embeddings are sealed with a data key of their consent or voice (storage/sealing.ts), kept wrapped in
+ * `consent_keys` / `voice_keys` and deleted by the same cascade; after a deletion the key's last traces are cleared
+ * (`forget`), so copies of the ciphertext left anywhere can no longer be opened (docs/security.md, "Erasure").
  */
+
+/** The master key file of a data directory without SPEECH_MASTER_KEY. */
+export const MASTER_KEY_FILE = 'speech-master.key'
+
+/** The master keys given (base64: `SPEECH_MASTER_KEY`, `SPEECH_MASTER_KEY_PREVIOUS`), or the data directory's file. */
+export function sealerOf(opts: {
+  dataDir: string
+  masterKey?: string | undefined
+  previousMasterKeys?: readonly string[] | undefined
+}): Sealer {
+  const current = opts.masterKey
+    ? parseMasterKey(opts.masterKey)
+    : masterKeyFile(join(opts.dataDir, MASTER_KEY_FILE))
+  return new Sealer(current, (opts.previousMasterKeys ?? []).map(parseMasterKey))
+}
 
 export interface ConsentRecord {
   id: string
@@ -38,6 +59,9 @@ export interface VoiceArtifacts {
 }
 
 export type ArtifactKind = 'consents' | 'voices'
+
+/** What a sealed artifact is and whose, authenticated with it: sealed bytes moved to another row do not open. */
+const context = (kind: ArtifactKind, id: string, part: 'audio' | 'embedding') => `${kind}/${id}/${part}`
 
 const now = () => Math.floor(Date.now() / 1000)
 const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`
@@ -79,15 +103,82 @@ const isForeignKeyViolation = (err: unknown) => {
 }
 
 export class VoiceStore {
-  private constructor(private readonly db: SpeechDb) {}
+  private constructor(
+    private readonly storage: SpeechStorage,
+    private readonly sealer: Sealer,
+  ) {}
+
+  private get db(): SpeechDb {
+    return this.storage.db
+  }
 
   /**
-   * The store on `storage`. On SQLite, audio files an older release kept under `DATA_DIR/voice-store/` are moved into
-   * the database first; a PostgreSQL store never reads that folder (its files belong to the SQLite database).
+   * The store on `storage`, sealing with `sealer` (default: the master key file of `dataDir`). A database whose keys
+   * were wrapped by a master key the sealer does not hold is refused. On SQLite, audio files an older release kept
+   * under `DATA_DIR/voice-store/` are moved into the database first (a PostgreSQL store never reads that folder);
+   * then artifacts stored before sealing are sealed.
    */
-  static async open(storage: SpeechStorage, dataDir: string): Promise<VoiceStore> {
+  static async open(storage: SpeechStorage, dataDir: string, sealer?: Sealer): Promise<VoiceStore> {
+    const store = new VoiceStore(storage, sealer ?? sealerOf({ dataDir }))
+    await store.checkMaster()
     if (storage.dialect === 'sqlite') await importLegacyVoiceFiles(storage.db, join(dataDir, 'voice-store'))
-    return new VoiceStore(storage.db)
+    await store.sealUnsealed()
+    return store
+  }
+
+  /**
+   * The first process records its master key's id; one holding neither it (nor it as a previous key, during a
+   * rotation) stops here, before it could seal anything the others cannot open.
+   */
+  private async checkMaster(): Promise<void> {
+    const current = this.sealer.current.id
+    await this.db
+      .insertInto('sealing_master')
+      .values({ name: 'current', master_id: current })
+      .onConflict((c) => c.column('name').doNothing())
+      .execute()
+    const row = await this.db.selectFrom('sealing_master').select('master_id').executeTakeFirstOrThrow()
+    if (!this.sealer.holds(row.master_id))
+      throw new SealingError(
+        `this database's voice data is sealed with master key ${row.master_id}, not ${current}: give every instance the same SPEECH_MASTER_KEY (docs/security.md)`,
+      )
+  }
+
+  /** Artifacts of a release before sealing (rows without a data key) sealed in place, then their plaintext cleared. */
+  private async sealUnsealed(): Promise<void> {
+    let sealed = 0
+    for (const kind of ['consents', 'voices'] as const) {
+      const t = tablesOf(kind)
+      const { rows: ids } = await sql<{ id: string }>`
+        SELECT a.${sql.ref(t.column)} AS id FROM ${sql.table(t.artifacts)} a
+        LEFT JOIN ${sql.table(t.keys)} k ON k.${sql.ref(t.column)} = a.${sql.ref(t.column)}
+        WHERE k.${sql.ref(t.column)} IS NULL`.execute(this.db)
+      for (const { id } of ids) {
+        await this.db.transaction().execute(async (trx) => {
+          const row = await trx
+            .selectFrom(t.artifacts)
+            .select(['audio', 'embedding'])
+            .where(t.column, '=', id)
+            .executeTakeFirst()
+          if (!row) return
+          const { key, wrapped } = this.sealer.newDataKey()
+          await trx
+            .updateTable(t.artifacts)
+            .set({
+              audio: seal(key, row.audio, context(kind, id, 'audio')),
+              embedding: seal(key, row.embedding, context(kind, id, 'embedding')),
+            })
+            .where(t.column, '=', id)
+            .execute()
+          await trx
+            .insertInto(t.keys)
+            .values({ [t.column]: id, wrapped } as never)
+            .execute()
+        })
+        sealed++
+      }
+    }
+    if (sealed > 0) await this.forget()
   }
 
   async createConsent(
@@ -107,10 +198,12 @@ export class VoiceStore {
           created_at: record.createdAt,
         })
         .execute()
+      const { key, wrapped } = this.sealer.newDataKey()
       await trx
         .insertInto('consent_artifacts')
-        .values({ consent_id: record.id, ...artifactColumns(artifacts) })
+        .values({ consent_id: record.id, ...sealedColumns(key, 'consents', record.id, artifacts) })
         .execute()
+      await trx.insertInto('consent_keys').values({ consent_id: record.id, wrapped }).execute()
     })
     return record
   }
@@ -158,8 +251,8 @@ export class VoiceStore {
   }
 
   /**
-   * Deletes the consent; its recording, every voice bound to it and their samples go by cascade in the same
-   * statement (database.ts), on every instance at once.
+   * Deletes the consent; its recording, every voice bound to it, their samples and their data keys go by cascade in
+   * the same statement (database.ts), on every instance at once; then the keys' traces are cleared.
    */
   async deleteConsent(owner: string, id: string): Promise<boolean> {
     const result = await this.db
@@ -167,7 +260,9 @@ export class VoiceStore {
       .where('id', '=', id)
       .where('owner_id', '=', owner)
       .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    const deleted = Number(result.numDeletedRows) > 0
+    if (deleted) await this.forget()
+    return deleted
   }
 
   /**
@@ -210,10 +305,12 @@ export class VoiceStore {
             prepared: JSON.stringify(record.params),
           })
           .execute()
+        const { key, wrapped } = this.sealer.newDataKey()
         await trx
           .insertInto('voice_artifacts')
-          .values({ voice_id: record.id, ...artifactColumns(artifacts) })
+          .values({ voice_id: record.id, ...sealedColumns(key, 'voices', record.id, artifacts) })
           .execute()
+        await trx.insertInto('voice_keys').values({ voice_id: record.id, wrapped }).execute()
         return record
       })
     } catch (err) {
@@ -244,14 +341,63 @@ export class VoiceStore {
     return rows.map(toVoice)
   }
 
-  /** Deletes the voice and, by cascade, its sample and embedding. */
+  /** Deletes the voice and, by cascade, its sample, embedding and data key; then the key's traces are cleared. */
   async deleteVoice(owner: string, id: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom('voices')
       .where('id', '=', id)
       .where('owner_id', '=', owner)
       .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    const deleted = Number(result.numDeletedRows) > 0
+    if (deleted) await this.forget()
+    return deleted
+  }
+
+  /**
+   * Clears what a deletion leaves of the keys: on SQLite the write-ahead log is checkpointed and truncated (deleted
+   * pages are already overwritten, `secure_delete`), so the file holds no frame of a deleted key; on PostgreSQL the
+   * key tables are vacuumed, so their dead tuples go (the bytes of an old tuple may stay on disk until overwritten,
+   * as may backups and archived WAL: rotating the master key makes those unreadable too, docs/security.md).
+   */
+  async forget(): Promise<void> {
+    if (this.storage.dialect === 'postgres') {
+      await sql`VACUUM consent_keys, voice_keys`.execute(this.db)
+      return
+    }
+    // Busy while another connection (the keys CLI, say) reads an older snapshot: tried again for a while.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const { rows } = await sql<{ busy: number }>`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db)
+      if (!rows[0]?.busy) return
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  /**
+   * Wraps every data key not wrapped by the current master key with it (rotation: the previous key is given as
+   * previous until this has run everywhere) and records the current key; returns how many were rewrapped.
+   */
+  async rewrapKeys(): Promise<number> {
+    let rewrapped = 0
+    for (const kind of ['consents', 'voices'] as const) {
+      const t = tablesOf(kind)
+      const { rows } = await sql<{ id: string; wrapped: Uint8Array }>`
+        SELECT ${sql.ref(t.column)} AS id, wrapped FROM ${sql.table(t.keys)}`.execute(this.db)
+      for (const row of rows) {
+        if (Sealer.masterIdOf(row.wrapped) === this.sealer.current.id) continue
+        const wrapped = this.sealer.wrap(this.sealer.unwrap(row.wrapped))
+        await sql`UPDATE ${sql.table(t.keys)} SET wrapped = ${wrapped} WHERE ${sql.ref(t.column)} = ${row.id}`.execute(
+          this.db,
+        )
+        rewrapped++
+      }
+    }
+    await this.db
+      .updateTable('sealing_master')
+      .set({ master_id: this.sealer.current.id })
+      .where('name', '=', 'current')
+      .execute()
+    await this.forget()
+    return rewrapped
   }
 
   /** Records a new preparation; false when the voice was revoked meanwhile. */
@@ -264,24 +410,25 @@ export class VoiceStore {
     return Number(result.numUpdatedRows) > 0
   }
 
-  /** A consent's or voice's audio and embedding; null once it has been revoked. */
+  /** A consent's or voice's audio and embedding; null once it has been revoked (its data key gone with it). */
   async readArtifacts(kind: ArtifactKind, id: string): Promise<VoiceArtifacts | null> {
-    const row =
-      kind === 'consents'
-        ? await this.db
-            .selectFrom('consent_artifacts')
-            .select(['audio', 'embedding', 'embedder_version'])
-            .where('consent_id', '=', id)
-            .executeTakeFirst()
-        : await this.db
-            .selectFrom('voice_artifacts')
-            .select(['audio', 'embedding', 'embedder_version'])
-            .where('voice_id', '=', id)
-            .executeTakeFirst()
+    const t = tablesOf(kind)
+    const { rows } = await sql<{
+      audio: Uint8Array
+      embedding: Uint8Array
+      embedder_version: string
+      wrapped: Uint8Array
+    }>`
+      SELECT a.audio, a.embedding, a.embedder_version, k.wrapped FROM ${sql.table(t.artifacts)} a
+      JOIN ${sql.table(t.keys)} k ON k.${sql.ref(t.column)} = a.${sql.ref(t.column)}
+      WHERE a.${sql.ref(t.column)} = ${id}`.execute(this.db)
+    const row = rows[0]
     if (!row) return null
+    const key = this.sealer.unwrap(row.wrapped)
+    const embedding = open(key, row.embedding, context(kind, id, 'embedding'))
     return {
-      audio: bytesToFloats(row.audio),
-      embedding: row.embedding.byteLength === 0 ? null : bytesToFloats(row.embedding),
+      audio: bytesToFloats(open(key, row.audio, context(kind, id, 'audio'))),
+      embedding: embedding.byteLength === 0 ? null : bytesToFloats(embedding),
       embedderVersion: row.embedder_version,
     }
   }
@@ -296,10 +443,20 @@ export class VoiceStore {
   }
 }
 
-function artifactColumns(a: VoiceArtifacts) {
+function tablesOf(kind: ArtifactKind) {
+  return kind === 'consents'
+    ? ({ artifacts: 'consent_artifacts', keys: 'consent_keys', column: 'consent_id' } as const)
+    : ({ artifacts: 'voice_artifacts', keys: 'voice_keys', column: 'voice_id' } as const)
+}
+
+function sealedColumns(key: Buffer, kind: ArtifactKind, id: string, a: VoiceArtifacts) {
   return {
-    audio: floatBytes(a.audio),
-    embedding: a.embedding ? floatBytes(a.embedding) : Buffer.alloc(0),
+    audio: seal(key, floatBytes(a.audio), context(kind, id, 'audio')),
+    embedding: seal(
+      key,
+      a.embedding ? floatBytes(a.embedding) : Buffer.alloc(0),
+      context(kind, id, 'embedding'),
+    ),
     embedder_version: a.embedderVersion,
   }
 }
