@@ -229,7 +229,9 @@ describe('data files are for the service’s user only', () => {
       expect([dataDir, mode(dataDir)]).toEqual([dataDir, '700'])
       // The recording is a row of the database (database.ts), never a file of its own.
       expect(existsSync(join(dataDir, 'voice-store'))).toBe(false)
-      const files = database.backend === 'sqlite' ? ['speech.db', 'speech.db-shm', 'speech.db-wal'] : []
+      // The master key file too (SQLite, no SPEECH_MASTER_KEY): 0600 like the data it opens.
+      const files =
+        database.backend === 'sqlite' ? ['speech-master.key', 'speech.db', 'speech.db-shm', 'speech.db-wal'] : []
       expect(readdirSync(dataDir).sort()).toEqual(files)
       for (const file of files.map((f) => join(dataDir, f))) expect([file, mode(file)]).toEqual([file, '600'])
     } finally {
