@@ -98,6 +98,44 @@ describe('TakeList', () => {
     expect(onRetry).toHaveBeenCalledWith(expect.objectContaining({ id: broken.id, status: 'incomplete' }))
   })
 
+  it('shows an erased take as its record: the reason and date, no play, no download, no star, no compare', async () => {
+    addTake(100)
+    const at = Date.UTC(2026, 11, 2, 12)
+    useTakes.getState().loadStored([
+      {
+        id: `tk_${'a'.repeat(32)}`,
+        script_id: `scr_${'0'.repeat(32)}`,
+        line_id: LINE,
+        text: 'Hello there.',
+        settings: { model: 'svc-tts-2-latest', voice: { id: 'voice_abc' } },
+        reference: false,
+        status: 'complete',
+        final: false,
+        starred: false,
+        name: 'Warm read',
+        time_to_first_audio_ms: null,
+        samples: 24_000,
+        created_at: Date.now() + 1,
+        erased: { at, reason: 'consent_revoked' },
+      },
+    ])
+    renderList()
+    const [erased, kept] = rows() as HTMLElement[]
+    const record = within(erased as HTMLElement)
+    expect(record.getByText('Audio erased')).toBeTruthy()
+    const note = record.getByTestId('take-erased')
+    expect(note.textContent).toMatch(/^Audio erased: voice revoked on .*2026.*consent was withdrawn/)
+    expect(note.querySelector('time')?.getAttribute('datetime')).toBe(new Date(at).toISOString())
+    for (const name of ['Play Warm read', 'Star Warm read', /^Download Warm read/])
+      expect(record.queryByRole('button', { name })).toBeNull()
+    expect(record.queryByRole('checkbox')).toBeNull()
+    // The record can still be renamed or deleted; the other take plays as before.
+    expect(record.getByRole('button', { name: 'Delete Warm read' })).toBeTruthy()
+    expect(within(kept as HTMLElement).getByRole('button', { name: 'Play take 1' })).toBeTruthy()
+    await userEvent.click(within(kept as HTMLElement).getByRole('button', { name: 'Play take 1' }))
+    expect(fake.playing).toHaveLength(1)
+  })
+
   it('stars one take per line, never an incomplete one', async () => {
     addTake(100)
     addTake(100)

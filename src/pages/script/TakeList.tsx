@@ -67,6 +67,26 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
 
+const ERASURE_CAUSE: Record<NonNullable<Take['erased']>['reason'], string> = {
+  consent_revoked: 'its owner’s consent was withdrawn',
+  voice_deleted: 'the saved voice was deleted',
+  voice_gone: 'the speech service no longer has the saved voice',
+}
+
+/** "Audio erased: voice revoked on 2 December 2026", with why, as the take's record says it. */
+export function ErasedNote({ erased }: { erased: NonNullable<Take['erased']> }) {
+  const at = new Date(erased.at)
+  return (
+    <p className="take-erased" data-testid="take-erased">
+      Audio erased: voice revoked on{' '}
+      <time dateTime={at.toISOString()}>
+        {at.toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' })}
+      </time>{' '}
+      ({ERASURE_CAUSE[erased.reason]}). The take is kept as a record only; it cannot be played or downloaded.
+    </p>
+  )
+}
+
 const STATUS_TEXT: Record<Take['status'], string> = {
   recording: 'Recording…',
   complete: 'Complete',
@@ -136,7 +156,10 @@ export function TakeList({
     return { ...(useTakes.getState().takes.find((t) => t.id === take.id) ?? take), pcm }
   }
   const tell = (what: string) => (err: unknown) => setMessage(`${what}: ${explainError(err).title}`)
-  const pair = picked.map((id) => takes.find((t) => t.id === id)).filter((t) => t !== undefined)
+  // An erased take has no audio to compare.
+  const pair = picked
+    .map((id) => takes.find((t) => t.id === id))
+    .filter((t) => t !== undefined && t.erased === null)
   const comparing = pair.length === 2 ? pair : null
 
   const togglePick = (take: Take, on: boolean) => {
@@ -208,10 +231,11 @@ export function TakeList({
             const playing = loaded && playback.playing
             const recording = take.status === 'recording'
             const saving = !recording && take.storedId === null && take.saveError === null
+            const erased = take.erased !== null
             return (
               <li
                 key={take.id}
-                className={`take${take.starred ? ' take-starred' : ''}`}
+                className={`take${take.starred ? ' take-starred' : ''}${erased ? ' take-is-erased' : ''}`}
                 data-stored={take.storedId !== null}
               >
                 <div className="take-head">
@@ -236,6 +260,7 @@ export function TakeList({
                   </time>
                   <span>{seconds(take.durationMs / 1000)}</span>
                   <span className={`take-badge take-${take.status}`}>{STATUS_TEXT[take.status]}</span>
+                  {erased && <span className="take-badge take-badge-erased">Audio erased</span>}
                   {take.final && <span className="take-badge">Final render</span>}
                   {take.timeToFirstAudioMs !== null && (
                     <span className="hint" data-testid="take-ttfa">
@@ -248,7 +273,8 @@ export function TakeList({
                   )}
                 </div>
                 <p className="take-settings">{describe(take.request)}</p>
-                {take.status === 'incomplete' && (
+                {take.erased && <ErasedNote erased={take.erased} />}
+                {take.status === 'incomplete' && !erased && (
                   <p className="take-incomplete">
                     The stream broke before the end; this take holds only what arrived and is never continued.
                     {onRetry && (
@@ -259,58 +285,62 @@ export function TakeList({
                   </p>
                 )}
                 <div className="take-actions">
-                  <button
-                    type="button"
-                    disabled={recording}
-                    aria-label={`${playing ? 'Pause' : 'Play'} ${name}`}
-                    onClick={() => (playing ? player.pause() : void play(take))}
-                  >
-                    {playing ? 'Pause' : 'Play'}
-                  </button>
-                  {loaded && (
-                    <span className="take-progress">
-                      <input
-                        type="range"
-                        min={0}
-                        max={playback.duration}
-                        step={0.1}
-                        value={Math.min(playback.position, playback.duration)}
-                        aria-label={`Position in ${name}`}
-                        aria-valuetext={`${seconds(playback.position)} of ${seconds(playback.duration)}`}
-                        onChange={(e) => player.seek(Number(e.target.value))}
-                      />
-                      <span aria-hidden="true">
-                        {seconds(playback.position)} / {seconds(playback.duration)}
-                      </span>
-                    </span>
+                  {!erased && (
+                    <>
+                      <button
+                        type="button"
+                        disabled={recording}
+                        aria-label={`${playing ? 'Pause' : 'Play'} ${name}`}
+                        onClick={() => (playing ? player.pause() : void play(take))}
+                      >
+                        {playing ? 'Pause' : 'Play'}
+                      </button>
+                      {loaded && (
+                        <span className="take-progress">
+                          <input
+                            type="range"
+                            min={0}
+                            max={playback.duration}
+                            step={0.1}
+                            value={Math.min(playback.position, playback.duration)}
+                            aria-label={`Position in ${name}`}
+                            aria-valuetext={`${seconds(playback.position)} of ${seconds(playback.duration)}`}
+                            onChange={(e) => player.seek(Number(e.target.value))}
+                          />
+                          <span aria-hidden="true">
+                            {seconds(playback.position)} / {seconds(playback.duration)}
+                          </span>
+                        </span>
+                      )}
+                      <button
+                        type="button"
+                        aria-pressed={take.starred}
+                        disabled={take.status !== 'complete'}
+                        title={take.status === 'complete' ? undefined : 'Only a complete take can be chosen'}
+                        aria-label={`Star ${name}`}
+                        onClick={() => starTake(take.id, !take.starred).catch(tell(`Could not star ${name}`))}
+                      >
+                        {take.starred ? '★ Starred' : '☆ Star'}
+                      </button>
+                      <label className="take-pick">
+                        <input
+                          type="checkbox"
+                          disabled={recording}
+                          checked={picked.includes(take.id)}
+                          onChange={(e) => togglePick(take, e.target.checked)}
+                        />
+                        Compare <span className="visually-hidden">{name}</span>
+                      </label>
+                      <button
+                        type="button"
+                        disabled={recording || take.durationMs === 0 || encoding !== null}
+                        aria-label={`Download ${name} as ${FORMAT_LABELS[format]}`}
+                        onClick={() => void download(take)}
+                      >
+                        {encoding === take.id ? 'Encoding…' : 'Download'}
+                      </button>
+                    </>
                   )}
-                  <button
-                    type="button"
-                    aria-pressed={take.starred}
-                    disabled={take.status !== 'complete'}
-                    title={take.status === 'complete' ? undefined : 'Only a complete take can be chosen'}
-                    aria-label={`Star ${name}`}
-                    onClick={() => starTake(take.id, !take.starred).catch(tell(`Could not star ${name}`))}
-                  >
-                    {take.starred ? '★ Starred' : '☆ Star'}
-                  </button>
-                  <label className="take-pick">
-                    <input
-                      type="checkbox"
-                      disabled={recording}
-                      checked={picked.includes(take.id)}
-                      onChange={(e) => togglePick(take, e.target.checked)}
-                    />
-                    Compare <span className="visually-hidden">{name}</span>
-                  </label>
-                  <button
-                    type="button"
-                    disabled={recording || take.durationMs === 0 || encoding !== null}
-                    aria-label={`Download ${name} as ${FORMAT_LABELS[format]}`}
-                    onClick={() => void download(take)}
-                  >
-                    {encoding === take.id ? 'Encoding…' : 'Download'}
-                  </button>
                   <button
                     type="button"
                     disabled={recording}

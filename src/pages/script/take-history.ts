@@ -1,5 +1,6 @@
 import type { NewTake, StoredTake, TakeSettings } from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
+import { ApiRequestError } from '../../api/http.ts'
 import { deleteTake, fetchTakeAudio, updateTake, uploadTake } from '../../api/takes.ts'
 import { useScript } from './script-store.ts'
 import { type Take, type TakesStore, useTakes } from './takes-store.ts'
@@ -107,9 +108,16 @@ export async function ensureAudio(
     request = fetchTakeAudio(storedId, signal).finally(() => fetching.delete(storedId))
     fetching.set(storedId, request)
   }
-  const pcm = await request
-  store.getState().setAudio(take.id, pcm)
-  return pcm
+  try {
+    const pcm = await request
+    store.getState().setAudio(take.id, pcm)
+    return pcm
+  } catch (err) {
+    // Erased since the list came (the voice revoked meanwhile): the take becomes its record here too.
+    if (err instanceof ApiRequestError && err.code === 'audio_erased')
+      store.getState().markErased(take.id, { at: Date.now(), reason: 'voice_gone' })
+    throw err
+  }
 }
 
 /** Stars (or un-stars) a take here at once and on the backend; undone when the backend refuses. */

@@ -147,6 +147,32 @@ describe('takes store', () => {
     expect(store.getState().takes.map((t) => t.id)).toEqual([mine, unsaved])
   })
 
+  it('holds an erased take as a record: no audio to fetch, never chosen; a take of this tab erased meanwhile drops its audio', () => {
+    const store = createTakesStore()
+    const s = store.getState()
+    const mine = made(s, 'ln_one111', 100)
+    s.stored(mine, { storedId: 'tk_mine' })
+    s.star(mine)
+    const erased = { at: Date.UTC(2026, 11, 2), reason: 'consent_revoked' as const }
+    s.loadStored([
+      stored('tk_mine', { starred: true, erased, created_at: 1 }),
+      stored('tk_gone', { erased: { at: erased.at, reason: 'voice_gone' }, created_at: 2 }),
+      stored('tk_kept', { erased: null, created_at: 3 }),
+    ])
+    const byId = (id: string) => store.getState().takes.find((t) => t.id === id)
+    expect(byId(mine)).toMatchObject({ erased, starred: false, audioReady: true, pcm: new Int16Array(0) })
+    expect(byId('tk_gone')).toMatchObject({ erased: { reason: 'voice_gone' }, audioReady: true })
+    expect(byId('tk_kept')).toMatchObject({ erased: null, audioReady: false })
+    s.star(mine)
+    expect(s.chosenTakes(['ln_one111'])).toEqual([])
+    // Erased between the list and the audio's fetch (the backend answered 410).
+    s.setAudio('tk_kept', audio(10))
+    s.star('tk_kept')
+    s.markErased('tk_kept', { at: 5, reason: 'voice_gone' })
+    expect(byId('tk_kept')).toMatchObject({ erased: { at: 5 }, starred: false, pcm: new Int16Array(0) })
+    expect(store.getState().chosenTakes(['ln_one111'])).toEqual([])
+  })
+
   it('keeps one copy when a list brought a take in just before its own save finished', () => {
     const store = createTakesStore()
     const s = store.getState()

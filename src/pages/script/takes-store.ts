@@ -1,5 +1,10 @@
 import { create } from 'zustand'
-import { SAMPLE_RATE, type SpeechRequest, type StoredTake } from '../../../schema/index.ts'
+import {
+  type ErasureReason,
+  SAMPLE_RATE,
+  type SpeechRequest,
+  type StoredTake,
+} from '../../../schema/index.ts'
 
 /**
  * Every generation of a line is a take, held here with its audio for replay, comparison and download. A designer
@@ -40,6 +45,17 @@ export interface Take {
   audioReady: boolean
   /** Why the backend did not keep it, when it did not. */
   saveError: string | null
+  /**
+   * Set when the saved voice it was made with, or that voice's consent, was revoked: the studio erased its audio and
+   * keeps the take only as a record (no play, no download, not chosen).
+   */
+  erased: TakeErasure | null
+}
+
+export interface TakeErasure {
+  /** Milliseconds since 1970. */
+  at: number
+  reason: ErasureReason
 }
 /** Silence between lines in the script's download. */
 export const LINE_GAP_MS = 300
@@ -70,6 +86,8 @@ export interface TakesState {
    */
   loadStored(stored: readonly StoredTake[]): void
   setAudio(id: string, pcm: Int16Array): void
+  /** The backend erased the take's audio (found when it answered 410): drops the audio here too. */
+  markErased(id: string, erased: TakeErasure): void
   /** The line's takes, newest first. */
   takesFor(lineId: string): Take[]
   /** The starred take of each line that has one, in line order. */
@@ -127,6 +145,7 @@ export function createTakesStore() {
           origin: 'page',
           audioReady: true,
           saveError: null,
+          erased: null,
         }
         set({ takes: [...get().takes, take] })
         return take.id
@@ -158,7 +177,7 @@ export function createTakesStore() {
 
       star(id, starred = true) {
         const take = get().takes.find((t) => t.id === id)
-        if (!take || (starred && take.status !== 'complete')) return
+        if (!take || (starred && (take.status !== 'complete' || take.erased))) return
         set({
           takes: get().takes.map((t) => {
             if (t.id === id) return t.starred === starred ? t : { ...t, starred }
@@ -207,6 +226,8 @@ export function createTakesStore() {
           known.add(t.storedId)
           const s = byStoredId.get(t.storedId)
           if (!s) return t.origin === 'backend' ? [] : [t]
+          // Erased since this tab made or fetched it: its audio goes from the page too.
+          if (s.erased) return [{ ...t, ...erasedPatch(s.erased), name: s.name }]
           return [{ ...t, starred: s.starred, name: s.name }]
         })
         const added = storedTakes.filter((s) => !known.has(s.id)).map(fromStored)
@@ -218,12 +239,16 @@ export function createTakesStore() {
         update(id, () => ({ pcm, audioReady: true, durationMs: pcm.length / SAMPLES_PER_MS }))
       },
 
+      markErased(id, erased) {
+        update(id, (t) => (t.erased ? {} : erasedPatch(erased)))
+      },
+
       takesFor: (lineId) => takesOfLine(get().takes, lineId),
 
       chosenTakes(lineIds) {
         const starred = new Map(
           get()
-            .takes.filter((t) => t.starred)
+            .takes.filter((t) => t.starred && !t.erased)
             .map((t) => [t.lineId, t]),
         )
         return lineIds.flatMap((id) => starred.get(id) ?? [])
@@ -232,7 +257,15 @@ export function createTakesStore() {
   })
 }
 
-/** A stored take as the page holds it, its audio still to be fetched. */
+/** What an erasure changes in a take the page holds: no audio, nothing to fetch, not chosen. */
+const erasedPatch = (erased: TakeErasure): Partial<Take> => ({
+  erased,
+  pcm: new Int16Array(0),
+  audioReady: true,
+  starred: false,
+})
+
+/** A stored take as the page holds it, its audio still to be fetched (none, when erased). */
 function fromStored(s: StoredTake): Take {
   const { voice, ...settings } = s.settings
   return {
@@ -253,6 +286,8 @@ function fromStored(s: StoredTake): Take {
     origin: 'backend',
     audioReady: false,
     saveError: null,
+    erased: null,
+    ...(s.erased ? erasedPatch(s.erased) : {}),
   }
 }
 
