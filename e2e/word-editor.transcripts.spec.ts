@@ -227,3 +227,41 @@ test('a saved live session opens in the same editor: its words seek, and a corre
   expect(Object.values(kept.labels.edits.texts ?? {}).join(' ')).toContain('Zanzibar')
   expect(await downloaded(page, 'WebVTT')).toContain('Zanzibar')
 })
+
+test('two reviewers correcting at once: the second gets the conflict, and loading theirs loses neither correction', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(240_000)
+  const name = 'two reviewers trn08.wav'
+  await page.goto('/transcripts')
+  const id = await transcribeUpload(page, name, readFileSync(RECORDING))
+  const other = await context.newPage()
+  await other.goto('/transcripts')
+  await other
+    .getByRole('region', { name: 'Saved transcripts' })
+    .getByRole('button', { name: `Open ${name}` })
+    .click()
+
+  const correct = async (p: Page, number: number, text: string) => {
+    const review = p.getByRole('region', { name })
+    await review.getByRole('button', { name: `Edit text of turn ${number}` }).click()
+    await review.getByRole('textbox', { name: `Text of turn ${number}` }).fill(text)
+    await p.keyboard.press('Control+Enter')
+  }
+  const first = page.getByRole('region', { name })
+  const second = other.getByRole('region', { name })
+  await expect(second.locator('li.turn').first()).toBeVisible()
+  await correct(page, 1, 'first reviewer was here')
+  await expect(first.getByText('Label edits saved')).toBeVisible()
+  // The second page still stands on the revision before: its save is refused, and it says so.
+  await correct(other, 2, 'second reviewer was here')
+  await expect(second.getByText(/saved other label edits meanwhile/)).toBeVisible()
+  await second.getByRole('button', { name: 'Load their edits' }).click()
+  await expect(second.getByText('Your corrections of turn 2 are kept on top of theirs.')).toBeVisible()
+  await expect(second.getByText('Label edits saved')).toBeVisible()
+  await expect(second.locator('li.turn').first()).toContainText('first reviewer was here')
+  await expect(second.locator('li.turn').nth(1)).toContainText('second reviewer was here')
+  const texts = Object.values((await saved(page, id)).labels.edits.texts ?? {})
+  expect(texts.sort()).toEqual(['first reviewer was here', 'second reviewer was here'])
+})

@@ -259,6 +259,7 @@ function EditState() {
   const history = useReview((s) => s.history)
   const save = useReview((s) => s.save)
   const saveError = useReview((s) => s.saveError)
+  const mergeNote = useReview((s) => s.mergeNote)
   const { undo, reloadLabels, retrySave } = useReview.getState()
   return (
     <div className="edit-state">
@@ -273,6 +274,7 @@ function EditState() {
           (hasEdits(edits) ? 'Label edits saved. The original transcript is unchanged.' : '')}
         {save === 'error' && `Could not save the label edits: ${saveError}`}
         {save === 'conflict' && saveError}
+        {save !== 'conflict' && mergeNote && ` ${mergeNote}`}
       </p>
       {save === 'conflict' && (
         <button type="button" onClick={() => void reloadLabels()}>

@@ -5,6 +5,7 @@ import {
   correctRow,
   countMatches,
   isUnsure,
+  mergeTexts,
   replaceAll,
   setTurnText,
   timedWords,
@@ -131,5 +132,29 @@ describe('find and replace', () => {
       edits: EMPTY_EDITS,
       replaced: 0,
     })
+  })
+})
+
+describe('after a conflict', () => {
+  const base: LabelEdits = { ...EMPTY_EDITS, texts: { '0': 'base zero', '3': 'base three' } }
+
+  it('keeps this reviewer’s corrections of turns the other left alone, theirs elsewhere, and names the clashes', () => {
+    const mine: LabelEdits = { ...base, texts: { '0': 'mine zero', '1': 'mine one', '3': 'base three' } }
+    const theirs: LabelEdits = {
+      ...base,
+      names: { speaker_0: 'Ann' },
+      texts: { '0': 'their zero', '2': 'their two' },
+    }
+    const { edits, kept, clashed } = mergeTexts(base, mine, theirs)
+    // Turn 3: they removed the correction and this reviewer left it: theirs (removed) stands.
+    expect(edits).toEqual({ ...theirs, texts: { '0': 'their zero', '1': 'mine one', '2': 'their two' } })
+    expect(kept).toEqual([1])
+    expect(clashed).toEqual([0])
+  })
+
+  it('keeps a removal this reviewer made, and changes nothing when there is nothing of theirs to keep', () => {
+    const removed: LabelEdits = { ...base, texts: { '0': 'base zero' } }
+    expect(mergeTexts(base, removed, base).edits.texts).toEqual({ '0': 'base zero' })
+    expect(mergeTexts(base, base, EMPTY_EDITS)).toEqual({ edits: EMPTY_EDITS, kept: [], clashed: [] })
   })
 })

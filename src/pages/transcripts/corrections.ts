@@ -186,3 +186,35 @@ export function replaceAll(
   }
   return { edits: next, replaced }
 }
+
+/**
+ * After a conflict: the other reviewer's edits (`theirs`) with this reviewer's text corrections made since `base`
+ * (the edits both started from) laid on top, turn by turn, so corrections of different turns are not lost. Where
+ * both corrected the same turn differently theirs stay, and the turn is listed in `clashed`.
+ */
+export function mergeTexts(
+  base: LabelEdits,
+  mine: LabelEdits,
+  theirs: LabelEdits,
+): { edits: LabelEdits; kept: number[]; clashed: number[] } {
+  const keys = new Set([...Object.keys(mine.texts ?? {}), ...Object.keys(base.texts ?? {})])
+  const texts = { ...(theirs.texts ?? {}) }
+  const kept: number[] = []
+  const clashed: number[] = []
+  for (const key of keys) {
+    const b = base.texts?.[key]
+    const m = mine.texts?.[key]
+    const t = theirs.texts?.[key]
+    if (m === b || m === t) continue
+    if (t !== b) {
+      clashed.push(Number(key))
+      continue
+    }
+    if (m === undefined) delete texts[key]
+    else texts[key] = m
+    kept.push(Number(key))
+  }
+  if (kept.length === 0) return { edits: theirs, kept, clashed }
+  const { texts: _texts, ...rest } = theirs
+  return { edits: Object.keys(texts).length > 0 ? { ...rest, texts } : rest, kept, clashed }
+}

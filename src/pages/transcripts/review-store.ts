@@ -12,7 +12,7 @@ import {
   saveTranscriptPeaks,
 } from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
-import { correctedTurns, correctRow, timedWords, wordsOf } from './corrections.ts'
+import { correctedTurns, correctRow, mergeTexts, timedWords, wordsOf } from './corrections.ts'
 import {
   allSpeakers,
   canSplit,
@@ -141,6 +141,8 @@ interface ReviewState {
   splitTo: string | null
   /** What the last split did, for the split control's status line. */
   splitNote: string
+  /** What loading another reviewer's edits after a conflict kept of this reviewer's corrections. */
+  mergeNote: string
 
   /** Loads and opens a saved transcript; `peaks` already measured (after an upload) are saved with it. */
   load(id: string, peaks?: Peaks | null): Promise<void>
@@ -201,6 +203,8 @@ export function wordAt(words: ReadonlyArray<{ start: number }>, t: number): numb
 let player: Player | null = null
 /** Set while playback is paused for typing: when it resumes, and that it goes back first. */
 let typingResume: ReturnType<typeof setTimeout> | null = null
+/** The edits as the backend last had them (loaded or saved): what a conflict's merge starts from. */
+let savedEdits: LabelEdits = EMPTY_EDITS
 let saving: Promise<void> | null = null
 let saveQueued = false
 
@@ -238,6 +242,7 @@ export const useReview = create<ReviewState>((set, get) => {
     saving = saveTranscriptLabels(open.transcript.id, edits, revision)
       .then((saved) => {
         if (get().open?.transcript.id !== open.transcript.id) return
+        savedEdits = edits
         set({ revision: saved.revision, save: 'saved' })
       })
       .catch((err: unknown) => {
@@ -287,6 +292,7 @@ export const useReview = create<ReviewState>((set, get) => {
     time: 0,
     splitTo: null,
     splitNote: '',
+    mergeNote: '',
 
     async load(id, peaks) {
       set({ loading: id, loadError: null })
@@ -306,6 +312,7 @@ export const useReview = create<ReviewState>((set, get) => {
           original,
           speakers: original,
         }
+        savedEdits = transcript.labels.edits
         set({
           open: arrange(base, transcript.labels.edits),
           loading: null,
@@ -323,6 +330,7 @@ export const useReview = create<ReviewState>((set, get) => {
           time: 0,
           splitTo: null,
           splitNote: '',
+          mergeNote: '',
         })
         if (!transcript.peaks && peaks) void saveTranscriptPeaks(id, peaks).catch(() => undefined)
         else if (!known) void measurePeaks(transcript)
@@ -356,7 +364,7 @@ export const useReview = create<ReviewState>((set, get) => {
       const before = get().edits
       const after = change(before)
       if (after === before || JSON.stringify(after) === JSON.stringify(before)) return
-      set({ ...withEdits(after), history: [...get().history, before] })
+      set({ ...withEdits(after), history: [...get().history, before], mergeNote: '' })
       flush()
     },
 
@@ -400,13 +408,28 @@ export const useReview = create<ReviewState>((set, get) => {
       const open = get().open
       if (!open) return
       const fresh = await getTranscript(open.transcript.id)
+      // This reviewer's corrections of turns the other did not touch are laid on theirs and saved again.
+      const merged = mergeTexts(savedEdits, get().edits, fresh.labels.edits)
+      savedEdits = fresh.labels.edits
+      const turns = (list: number[]) => list.map((i) => i + 1).join(', ')
       set({
-        ...withEdits(fresh.labels.edits),
+        ...withEdits(merged.edits),
         revision: fresh.labels.revision,
         history: [],
         save: 'saved',
         saveError: null,
+        mergeNote: [
+          merged.kept.length > 0
+            ? `Your corrections of turn ${turns(merged.kept)} are kept on top of theirs.`
+            : '',
+          merged.clashed.length > 0
+            ? `They corrected turn ${turns(merged.clashed)} too: theirs is shown; correct it again if need be.`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' '),
       })
+      if (merged.kept.length > 0) flush()
     },
 
     setPlayback({ time, playing }) {
