@@ -1,5 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import {
+  type ErasableTakes,
+  erasableTakesSchema,
   type NewTake,
   type StoredTake,
   storedTakeSchema,
@@ -28,6 +30,24 @@ export const scriptTakesQuery = (scriptId: string) =>
       }),
     // Another browser of the same designer may have added takes: opening the script again asks again.
     staleTime: 0,
+  })
+
+/** What a revocation would erase: one voice, or one consent with every voice bound to it. */
+export type ErasureTarget = { voice: string } | { consent: string }
+
+/**
+ * How many kept takes, of how many designers, deleting the voice or revoking the consent would erase (consent
+ * administrators; `GET /api/takes/erasable`). Asked afresh each time a confirmation opens.
+ */
+export const erasableTakesQuery = (target: ErasureTarget) =>
+  queryOptions({
+    queryKey: ['takes', 'erasable', target] as const,
+    queryFn: ({ signal }): Promise<ErasableTakes> => {
+      const query = 'voice' in target ? `voice=${target.voice}` : `consent=${target.consent}`
+      return apiJson(`/takes/erasable?${encodeURI(query)}`, (b) => erasableTakesSchema.parse(b), { signal })
+    },
+    staleTime: 0,
+    gcTime: 0,
   })
 
 /** One take's audio as the page holds it: 24 kHz mono PCM16 (the backend serves it as a WAV file). */

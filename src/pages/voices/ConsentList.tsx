@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { deleteConsent, type VoiceConsent } from '../../api/consents.ts'
+import { ErasureCount } from './ErasureCount.tsx'
 import { describeFailure } from './failures.ts'
 import { consentCount } from './format.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
@@ -172,6 +173,7 @@ export function ConsentList({ origins }: { origins: Origins | undefined }) {
             </ul>
           </>
         )}
+        {revoking && <ErasureCount target={{ consent: revoking.id }} />}
       </ConfirmDialog>
     </section>
   )

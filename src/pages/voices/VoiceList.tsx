@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { deleteVoice, SAVED_VOICE_MODEL, type SavedCatalogVoice } from '../../api/voices.ts'
 import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
+import { ErasureCount } from './ErasureCount.tsx'
 import { describeFailure } from './failures.ts'
 import { ConfirmDialog, FailureMessage, IdBadge, Provenance } from './parts.tsx'
 import { forgetVoice, type Origins, refreshAfterChange, useConsents, useSavedVoices } from './queries.ts'
@@ -190,6 +191,7 @@ export function VoiceList({ origins }: { origins: Origins | undefined }) {
           Only this voice is removed; its consent and other voices stay. Speech with it fails from now on.
           This cannot be undone.
         </p>
+        {deleting && <ErasureCount target={{ voice: deleting.id }} />}
       </ConfirmDialog>
     </section>
   )
