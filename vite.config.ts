@@ -8,13 +8,14 @@ import { defineConfig } from 'vitest/config'
  * be named in one of the two tables (server/postgres-suites.test.ts fails otherwise), with why.
  */
 export const ON_POSTGRES: Record<string, string> = {
-  'server/storage/storage.test.ts':
+  'server/storage/storage.integration.test.ts':
     'the storage layer itself: unreachable database, connections cut, migrations',
-  'server/storage/blobs.test.ts': 'chunked blobs in the database',
-  'server/studio/database.test.ts':
+  'server/storage/blobs.integration.test.ts': 'chunked blobs in the database',
+  'server/studio/database.integration.test.ts':
     "the studio's stores: several instances, case-insensitive names, revisions",
-  'server/studio/auth/users-cli.test.ts': 'the users CLI writes users into the database',
-  'server/studio/live/recorder.test.ts': 'a live session saved as a stored transcript with its audio',
+  'server/studio/auth/users-cli.integration.test.ts': 'the users CLI writes users into the database',
+  'server/studio/live/recorder.integration.test.ts':
+    'a live session saved as a stored transcript with its audio',
   'server/studio/audit/routes.http.test.ts': 'the audit trail is stored rows',
   'server/studio/scripts/routes.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
   'server/studio/takes/routes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
@@ -24,11 +25,11 @@ export const ON_POSTGRES: Record<string, string> = {
     'users and sessions kept in the database: sign-in, sign-out, revocation',
   'server/studio/fuzz.http.test.ts':
     'hostile text (NUL, control characters) reaching the stores, refused differently',
-  'server/speech/access/key-store.test.ts': 'the key store',
-  'server/speech/database-adoption.test.ts': 'old data directories adopted; a PostgreSQL case',
-  'server/speech/voices/erasure.test.ts':
+  'server/speech/access/key-store.integration.test.ts': 'the key store',
+  'server/speech/database-adoption.integration.test.ts': 'old data directories adopted; a PostgreSQL case',
+  'server/speech/voices/erasure.integration.test.ts':
     'sealed voice data and its erasure: key tables, WAL checkpoint (SQLite), VACUUM (PostgreSQL)',
-  'server/speech/voices/voice-store-crash.test.ts':
+  'server/speech/voices/voice-store-crash.integration.test.ts':
     'voice and consent rows and audio under SIGKILL, one transaction each',
   'server/speech/database.http.test.ts':
     'the service with its database reported, and cut off (PostgreSQL only)',
@@ -89,41 +90,12 @@ const ALL_TESTS = [
 /**
  * `unit` is the edit–test loop (`npx vitest run --project unit`, well under a minute): tests that run in this process
  * alone — no server listening, no meeting or speaker recordings read, no child process, no eSpeak worker pool, no
- * Chromium. Everything else is `integration`. A test file says which it is by its name when it can:
- * `*.http.test.ts` and `*.ws.test.ts` start a server and talk to it, `*.listening.test.ts` listens on a port,
- * `*.cluster.test.ts` starts several backends (postgres only). The rest that are integration are listed here by
- * name, each with why, and so are the storage suites, which the postgres project runs again.
+ * Chromium. Everything else is `integration`, and a test file says which it is by its name alone: `*.http.test.ts`
+ * and `*.ws.test.ts` start a server and talk to it, `*.listening.test.ts` listens on a port, `*.integration.test.ts`
+ * does any of the rest (a store on disk, a child process, real recordings, an eSpeak pool), `*.cluster.test.ts` starts
+ * several backends (postgres only). server/postgres-suites.test.ts holds the storage suites to these names.
  */
-const INTEGRATION_BY_NAME = [
-  '**/*.http.test.ts',
-  '**/*.ws.test.ts',
-  '**/*.listening.test.ts',
-  ...STORAGE_SUITES,
-  'server/storage/**/*.test.ts',
-  // Child processes: ffmpeg makes the codec fixtures, PocketSphinx is a subprocess, the CLI and crash tests run tsx,
-  // the lint test runs Biome.
-  'server/engine/codecs/decode.test.ts',
-  'server/engine/codecs/encode.test.ts',
-  'server/engine/codecs/aac-optional.test.ts',
-  'server/engine/recognition/pocketsphinx.test.ts',
-  'server/speech/voices/voice-store-crash.test.ts',
-  'server/studio/auth/users-cli.test.ts',
-  'server/lint-boundaries.test.ts',
-  // Servers started in the test: the speech service and the studio backend in front of it.
-  'server/logging.test.ts',
-  'server/studio/proxy/retry.test.ts',
-  // Real recordings: the AMI meeting excerpts and the FSDD speakers (server/testing/meetings.ts, speakers.ts).
-  'server/engine/diarization/diarizer.test.ts',
-  'server/engine/diarization/segmented.test.ts',
-  'server/engine/speaker/speaker.test.ts',
-  // An eSpeak worker pool synthesizing real speech: seconds each (time-stretch and cloning about 20 s).
-  'server/engine/speak.test.ts',
-  'server/engine/espeak/pool.test.ts',
-  'server/engine/time-stretch.test.ts',
-  'server/engine/cloning/cloning.test.ts',
-  'server/engine/speaker/screen.test.ts',
-  'server/engine/vad/vad.test.ts',
-]
+const INTEGRATION_BY_NAME = ['**/*.{http,ws,listening,integration}.test.ts']
 
 export default defineConfig({
   plugins: [react()],

@@ -16,8 +16,10 @@ function files(dir: string): string[] {
 const needsDecision = (path: string) =>
   /\.(http|ws)\.test\.ts$/.test(path) ||
   /^server\/storage\/.*\.test\.ts$/.test(path) ||
-  /^server\/studio\/(database|[\w-]+\/store)\.test\.ts$/.test(path) ||
-  /^server\/speech\/(.+\/)?[\w-]*(store|database)[\w-]*\.test\.ts$/.test(path)
+  /^server\/studio\/(database|[\w-]+\/store)(\.integration)?\.test\.ts$/.test(path) ||
+  /^server\/speech\/(.+\/)?[\w-]*(store|database)[\w-]*(\.integration)?\.test\.ts$/.test(path)
+/** What makes a suite `integration` (vite.config.ts): its name, and nothing else. */
+const integrationByName = (path: string) => /\.(http|ws|listening|integration)\.test\.ts$/.test(path)
 
 describe('which suites the postgres project runs again (vite.config.ts)', () => {
   const suites = files('server').filter((path) => path.endsWith('.test.ts'))
@@ -28,6 +30,12 @@ describe('which suites the postgres project runs again (vite.config.ts)', () => 
       .filter((path) => !(path in ON_POSTGRES) && !(path in SQLITE_ONLY))
     expect(undecided).toEqual([])
     expect(Object.keys(ON_POSTGRES).filter((path) => path in SQLITE_ONLY)).toEqual([])
+  })
+
+  it('names only integration suites: a store suite is one by its name, never by a list', () => {
+    const named = [...Object.keys(ON_POSTGRES), ...Object.keys(SQLITE_ONLY)]
+    expect(named.filter((path) => !integrationByName(path))).toEqual([])
+    expect(suites.filter(needsDecision).filter((path) => !integrationByName(path))).toEqual([])
   })
 
   it('names only suites that exist', () => {
