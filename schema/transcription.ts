@@ -82,7 +82,17 @@ export const transcriptSegmentSchema = z.object({
 })
 export type TranscriptSegment = z.infer<typeof transcriptSegmentSchema>
 
-export const transcriptWordSchema = z.object({ word: z.string(), start: z.number(), end: z.number() })
+export const transcriptWordSchema = z.object({
+  word: z.string(),
+  start: z.number(),
+  end: z.number(),
+  confidence: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("The recognizer's posterior probability of the word (0…1); absent when the engine gives none."),
+})
 
 export const transcriptionJsonSchema = z.object({
   text: z.string(),

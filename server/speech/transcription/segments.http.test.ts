@@ -52,6 +52,10 @@ describe('recognition segments of readable size, on a real meeting recording', (
     const body = transcriptionVerboseJsonSchema.parse(await res.json())
     expect(body.words.length).toBeGreaterThan(40)
     expect(body.segments.length).toBeGreaterThan(4)
+    // Each word carries the decoder's posterior, and it tells words apart (a constant would mark none or all).
+    const confidences = body.words.map((x) => x.confidence)
+    for (const c of confidences) expect(c).toBeGreaterThanOrEqual(0)
+    expect(new Set(confidences).size).toBeGreaterThan(10)
     let w = 0
     let previousEnd = 0
     for (const seg of body.segments) {

@@ -22,6 +22,8 @@ export interface TimedWord {
   text: string
   start: number
   end: number
+  /** The recognizer's posterior (0…1), when it gives one. */
+  confidence?: number
 }
 
 export interface TranscriptParts {
@@ -78,7 +80,12 @@ export function toVerboseJson(parts: TranscriptParts): TranscriptionVerboseJson 
     duration: round3(parts.duration),
     text: parts.text,
     segments: transcriptSegments(parts),
-    words: parts.words.map((w) => ({ word: w.text, start: round3(w.start), end: round3(w.end) })),
+    words: parts.words.map((w) => ({
+      word: w.text,
+      start: round3(w.start),
+      end: round3(w.end),
+      ...(w.confidence !== undefined ? { confidence: round3(w.confidence) } : {}),
+    })),
     warnings: parts.warnings,
     ...(parts.diarization ? { diarization: parts.diarization } : {}),
   }
