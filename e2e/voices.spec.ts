@@ -175,8 +175,12 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
     .getByRole('button', { name: /^Play line/ })
     .click()
   await expect(page.getByTestId('playback-status')).toHaveText(/Finished/, { timeout: SERVICE_WORK })
+  // The take is kept by the studio, linked to the saved voice.
+  const takes = page.getByRole('region', { name: 'Takes of Line 1' })
+  await expect(takes.getByText('Complete')).toHaveCount(1)
+  await expect(takes.getByText('Saving…')).toHaveCount(0, { timeout: SERVICE_WORK })
 
-  // 4. Revoking the consent names the voice that goes with it.
+  // 4. Revoking the consent names the voice that goes with it, and says the take's audio will be erased.
   await page
     .getByRole('navigation', { name: 'Main' })
     .getByRole('link', { name: 'Voices', exact: true })
@@ -187,6 +191,10 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
   const dialog = page.getByRole('dialog', { name: `Revoke the consent of “${owner}”?` })
   await expect(dialog).toBeVisible()
   await expect(dialog.getByRole('list', { name: 'Voices revoked with it' })).toHaveText(voiceName)
+  await expect(dialog.getByTestId('erasure-count')).toHaveText(
+    /^1 take of 1 voice designer made with its voices will have its audio erased/,
+    { timeout: SERVICE_WORK },
+  )
   await dialog.getByRole('button', { name: 'Revoke consent and voices' }).click()
   await expect(dialog).toBeHidden({ timeout: SERVICE_WORK })
   await expect(card(region(page, 'Consents'), owner)).toHaveCount(0)
@@ -209,6 +217,19 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
   await catalogAnswer
   await expect(scriptVoicePicker(page).getByRole('radio', { name: 'english_40' })).toHaveCount(1)
   await expect(scriptVoicePicker(page).getByRole('radio', { name: voiceName })).toHaveCount(0)
+  // The take stays as its record: erased, nothing to play or download.
+  const erasedTake = page.getByRole('region', { name: 'Takes of Line 1' }).getByRole('listitem')
+  await expect(erasedTake.getByTestId('take-erased')).toHaveText(/^Audio erased: voice revoked on /, {
+    timeout: SERVICE_WORK,
+  })
+  await expect(erasedTake.getByRole('button', { name: /^Play / })).toHaveCount(0)
+  await expect(erasedTake.getByRole('button', { name: /^Download / })).toHaveCount(0)
+  const erasures = (await (await page.request.get('/api/audit/erasures')).json()) as {
+    data: Array<{ takes: number; reason: string; voice_id: string }>
+  }
+  expect(erasures.data.filter((e) => e.voice_id === created?.upstream_id)).toMatchObject([
+    { takes: 1, reason: 'consent_revoked' },
+  ])
   const speech = await page.request.post('/api/v1/audio/speech', {
     headers: { 'x-csrf-token': await csrfToken(page) },
     data: { model: 'svc-tts-2-latest', voice: { id: created?.upstream_id }, input: 'Still here?' },
