@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decodeAudio } from '../../engine/codecs/decode.ts'
 import { keyFromCli } from '../../testing/keys-cli.ts'
 import { meetingFile } from '../../testing/meetings.ts'
 import { speechTestDatabase } from '../../testing/speech-database.ts'
 import { type SpeechProcess, startSpeechProcess } from '../../testing/speech-process.ts'
+import { floatToPcm16Wav } from '../../wav.ts'
 import type { SpeechStorage } from '../database.ts'
 
 /**
@@ -16,7 +18,8 @@ import type { SpeechStorage } from '../database.ts'
  * PostgreSQL schema and one Redis prefix — `a` with no workers, `b` and `c` with one each. A client leaving mid-job
  * ends the worker's BullMQ job (its active list empties as soon as the run has returned), nothing of a job stays in
  * BullMQ's keys and the queue-wide ones expire; an instance stopped with SIGTERM mid-job puts its job back in line at
- * once, sooner than its lock could lapse, and the other worker answers the client as if nothing happened.
+ * once, sooner than its lock could lapse, and the other worker answers the client as if nothing happened; a job whose
+ * worker is killed twice is failed by BullMQ's stalled limit, and its client gets the clean error while workers remain.
  */
 const REDIS_URL = process.env.STUDIO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** Long, so that a job taken over sooner than the lock could lapse (about half of it) was put back by its worker. */
@@ -173,4 +176,39 @@ describe('the shared transcription queue on BullMQ', () => {
     expect(await res.text()).toBe(reference)
     await nothingLeft()
   }, 180_000)
+
+  it("fails a job lost twice (BullMQ's stalled limit) cleanly while workers remain, and keeps nothing of it", async () => {
+    await Promise.all([startInstance('d', 1), startInstance('e', 1)])
+    // Three meeting excerpts back to back: still running after a loss and a retry.
+    const parts = await Promise.all(
+      ['trn00.wav', 'trn01.wav', 'trn02.wav'].map(async (name) => {
+        const file = readFileSync(meetingFile(name))
+        return (await decodeAudio(file, { targetRate: 16_000 })).samples
+      }),
+    )
+    const long = floatToPcm16Wav(Float32Array.from(parts.flatMap((p) => [...p])), 16_000)
+    const pending = upload(long, { response_format: 'json' })
+    pending.catch(() => {}) // awaited below
+    const lost: number[] = []
+    for (let loss = 0; loss < 2; loss++) {
+      const pid = await until(async () => {
+        const now = await runningOn()
+        return now && !lost.includes(now) ? now : undefined
+      }, 120_000)
+      const victim = instances.find((i) => i.child.pid === pid)
+      if (!victim) throw new Error('no instance holds the job')
+      victim.child.kill('SIGKILL')
+      await new Promise((resolve) => victim.child.once('exit', resolve))
+      lost.push(pid)
+    }
+    const res = await pending
+    expect(res.status).toBe(503)
+    expect(await res.json()).toMatchObject({ error: { type: 'server_error', code: 'transcription_failed' } })
+    // A worker was alive all along: the job was failed by the stalled limit, not for want of a worker.
+    const workers = instances.filter(
+      (i) => i.name !== 'a' && i.child.exitCode === null && i.child.signalCode === null,
+    )
+    expect(workers.length).toBeGreaterThan(0)
+    await nothingLeft()
+  }, 300_000)
 })
