@@ -155,6 +155,23 @@ test('a reviewer corrects words, replaces across the transcript, undoes, and exp
   // The service's result is unchanged.
   expect(json.words.some((w) => w.word === 'Zanzibar')).toBe(false)
 
+  // The Subtitles region lists the cues the SRT carries, the correction among them, each flagged one with why.
+  const subtitles = review.getByRole('region', { name: 'Subtitles' })
+  await expect(subtitles.getByText(/^\d+ cues(;|,)/)).toBeVisible()
+  const flagged = subtitles.locator('li[data-flagged]')
+  if ((await flagged.count()) > 0)
+    await expect(flagged.first().locator('.cue-problems li').first()).not.toBeEmpty()
+  await subtitles.getByLabel('Only cues that break a rule').uncheck()
+  const cue = subtitles
+    .locator('.cues > li')
+    .filter({ has: page.locator('.cue-line', { hasText: 'Zanzibar' }) })
+  const go = cue.first().getByRole('button', { name: /^Go to cue \d+, / })
+  const [, m, sec] = /, (\d+):([\d.]+)–/.exec((await go.getAttribute('aria-label')) ?? '') ?? []
+  await go.click()
+  await expect
+    .poll(async () => Number(await page.getByTestId('playhead').getAttribute('data-seconds')))
+    .toBeCloseTo(Number(m) * 60 + Number(sec), 0)
+
   // Usable at 390 px: no sideways scrolling, and axe still finds nothing serious.
   await page.setViewportSize({ width: 390, height: 844 })
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBe(390)

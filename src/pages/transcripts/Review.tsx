@@ -1,8 +1,8 @@
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react'
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { LabelEdits } from '../../api/transcripts.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { countMatches, type FindOptions, replaceAll } from './corrections.ts'
-import { EXPORT_TYPES, type ExportFormat, exportAs } from './exporters.ts'
+import { EXPORT_TYPES, type ExportFormat, exportAs, subtitleCuesOf } from './exporters.ts'
 import {
   canSplit,
   chosenTarget,
@@ -17,6 +17,7 @@ import {
   splitTargets,
 } from './labels.ts'
 import { type OpenTranscript, PLAYBACK_RATES, useReview } from './review-store.ts'
+import { SubtitlesPanel } from './SubtitlesPanel.tsx'
 import { TurnList, UNSURE_NOTE_ID } from './TurnList.tsx'
 import { clock } from './turns.ts'
 import { Waveform } from './Waveform.tsx'
@@ -166,6 +167,7 @@ export function Review({ open }: { open: OpenTranscript }) {
           <FindReplace open={open} />
           <Speakers open={open} />
           <Exports open={open} />
+          <Subtitles open={open} />
         </div>
         <div className="review-turns">
           <TurnList open={open} />
@@ -514,6 +516,21 @@ function SpeakerRow({
       </div>
     </li>
   )
+}
+
+/** The cues the SRT export writes from the corrected transcript, with the rules each breaks. */
+function Subtitles({ open }: { open: OpenTranscript }) {
+  const edits = useReview((s) => s.edits)
+  const seek = useReview((s) => s.seek)
+  const cues = useMemo(
+    () =>
+      subtitleCuesOf(
+        { result: open.transcript.result, entries: open.entries, edits, duration: open.transcript.duration },
+        'srt',
+      ),
+    [open, edits],
+  )
+  return <SubtitlesPanel cues={cues} onSeek={seek} />
 }
 
 function Exports({ open }: { open: OpenTranscript }) {
