@@ -126,6 +126,7 @@ export async function createStudio(opts: StudioOptions) {
       store: audit,
       consentOfVoice: catalogConsentLookup(upstream),
       afterDeletion: (kind, id, revoked, by) => lineage.afterDeletion(kind, id, revoked, by),
+      voiceNotFound: (voiceId) => lineage.stillThere(voiceId, true),
     }),
   })
   // Registered after the proxy, as @fastify/websocket requires; the bridge's exact route wins over the proxy's wildcard.

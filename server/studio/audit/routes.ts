@@ -77,6 +77,15 @@ export interface AuditDeps {
    * is erased (takes/lineage.ts).
    */
   afterDeletion?: (kind: AuditKind, id: string, revokedVoices: string[], by: string) => Promise<unknown>
+  /** A speech request for a saved voice the service did not find: the studio checks whether it is gone. */
+  voiceNotFound?: (voiceId: string) => Promise<unknown>
+}
+
+/** The saved voice a relayed speech request named (its JSON body, held by replayable-body.ts), if any. */
+function savedVoiceOfSpeech(request: ProxiedRequest): string | undefined {
+  const voice = (request.body as { voice?: unknown } | undefined)?.voice
+  const id = typeof voice === 'object' && voice !== null ? (voice as { id?: unknown }).id : undefined
+  return typeof id === 'string' && id.startsWith('voice_') ? id : undefined
 }
 
 /** Records what a successful audited call changed. `fallbackId` is the id from the path of a DELETE. */
@@ -165,6 +174,16 @@ export function auditingOnResponse(deps: AuditDeps) {
     const path = upstreamPath(request)
     const route = auditedRoute(request.method, path)
     const user = request.studioUser
+    // Speech with a voice the service no longer has: the first touch since it went erases its takes.
+    if (deps.voiceNotFound && reply.statusCode === 404 && path === '/v1/audio/speech') {
+      const voiceId = savedVoiceOfSpeech(request)
+      if (voiceId)
+        deps
+          .voiceNotFound(voiceId)
+          .catch((err) =>
+            request.log.error({ err: (err as Error).message }, 'erasure after voice_not_found failed'),
+          )
+    }
     if (!route || !user || reply.statusCode < 200 || reply.statusCode >= 300) {
       reply.send(res.stream)
       return

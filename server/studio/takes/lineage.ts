@@ -7,7 +7,7 @@ import type { ErasedTakes, ErasureMatch, TakeStore } from './store.ts'
 /**
  * Lineage of takes made with saved voices, and erasure of their audio when the voice goes. The studio learns it
  * three ways: a deletion through its own proxy (at once), the first time it touches the voice (a take's audio
- * asked for, a take stored), and a periodic check of which voices the service still lists (a voice or consent
+ * asked for, a take stored, speech with it answered 404), and a periodic check of which voices the service still lists (a voice or consent
  * deleted at the service directly with the same key). Every erasure is recorded in the audit trail, per owner.
  */
 
@@ -117,8 +117,8 @@ export class VoiceLineage {
    * Is `voiceId` still at the service? When the service plainly says no, its takes are erased here and now. When it
    * cannot tell, the answer is yes: the periodic check erases them once it can.
    */
-  async stillThere(voiceId: string): Promise<boolean> {
-    const voices = await this.savedVoices()
+  async stillThere(voiceId: string, fresh = false): Promise<boolean> {
+    const voices = await this.savedVoices(fresh)
     if (!voices || voices.has(voiceId)) return true
     await this.eraseGone([voiceId])
     return false

@@ -537,6 +537,28 @@ describe('lineage: a take made with a saved voice loses its audio when the voice
     expect((await erasures()).find((e) => e.voice_id === voice)).toMatchObject({ takes: 1, by: null })
   }, 120_000)
 
+  it('a voice deleted at the service directly: speech with it through the studio (404) erases its takes', async () => {
+    const { voice } = await createSavedVoice(atService, recordings, 'Speak')
+    const scriptId = await newScript(designer)
+    await upload(designer, scriptId, withVoice(voice))
+    expect((await remove(atService, `/audio/voices/${voice}`)).status).toBe(200)
+    const speech = await fetch(`${studio.base}/api/v1/audio/speech`, {
+      method: 'POST',
+      headers: { ...designer, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SECOND_GEN_MODEL, input: 'Still there?', voice: { id: voice } }),
+    })
+    expect(speech.status).toBe(404)
+    await speech.arrayBuffer()
+    const start = Date.now()
+    let listed: StoredTake | undefined
+    // Only the list, which never asks the service: the 404 alone made the studio check.
+    while (Date.now() - start < 3_000 && !listed?.erased) {
+      ;[listed] = await listOf(designer, scriptId)
+      if (!listed?.erased) await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(listed?.erased?.reason).toBe('voice_gone')
+  }, 120_000)
+
   it('a consent revoked at the service directly: the periodic check erases within its interval', async () => {
     const quick = await startStudio(svc, { share: studio, voiceCheckIntervalMs: 300 })
     try {
