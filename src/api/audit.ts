@@ -1,5 +1,12 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
-import { type AuditEvent, type AuditPage, auditOriginsSchema, auditPageSchema } from '../../schema/index.ts'
+import {
+  type AuditEvent,
+  type AuditPage,
+  auditOriginsSchema,
+  auditPageSchema,
+  type TakeErasure,
+  takeErasuresSchema,
+} from '../../schema/index.ts'
 import { apiJson } from './http.ts'
 
 /**
@@ -7,7 +14,7 @@ import { apiJson } from './http.ts'
  * read by administrators and consent administrators.
  */
 
-export type { AuditEvent, AuditPage }
+export type { AuditEvent, AuditPage, TakeErasure }
 
 /** The root of both audit queries' keys: a consent or voice change invalidates it. */
 export const AUDIT_KEY = ['audit'] as const
@@ -40,4 +47,10 @@ async function listAuditOrigins(signal?: AbortSignal): Promise<AuditEvent[]> {
 export const auditOriginsQuery = queryOptions({
   queryKey: [...AUDIT_KEY, 'origins'] as const,
   queryFn: ({ signal }) => listAuditOrigins(signal),
+})
+
+/** What revocations erased: per designer and voice, how many takes lost their audio, newest first. */
+export const auditErasuresQuery = queryOptions({
+  queryKey: [...AUDIT_KEY, 'erasures'] as const,
+  queryFn: ({ signal }) => apiJson('/audit/erasures', (b) => takeErasuresSchema.parse(b).data, { signal }),
 })

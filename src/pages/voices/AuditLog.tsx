@@ -1,5 +1,6 @@
 import { useId } from 'react'
 import type { AuditEvent } from '../../api/audit.ts'
+import { ErasureLog } from './ErasureLog.tsx'
 import { describeFailure } from './failures.ts'
 import { FailureMessage, IdBadge, When } from './parts.tsx'
 import { useAuditLog } from './queries.ts'
@@ -70,6 +71,7 @@ export function AuditLog() {
           </button>
         </div>
       )}
+      <ErasureLog />
     </section>
   )
 }
