@@ -172,6 +172,22 @@ test('a reviewer corrects words, replaces across the transcript, undoes, and exp
     .poll(async () => Number(await page.getByTestId('playhead').getAttribute('data-seconds')))
     .toBeCloseTo(Number(m) * 60 + Number(sec), 0)
 
+  // A deliberately long correction of a short turn: far more to read than the turn's time allows, so its cues are
+  // flagged for reading speed (the cue maker keeps every other rule); Ctrl+Z takes it back.
+  const long = `${corrected} ${'and then a great many more words were said here than anyone could read in time'.repeat(3)}`
+  await turn.getByRole('button', { name: `Edit text of turn ${number}` }).click()
+  await turn.getByRole('textbox', { name: `Text of turn ${number}` }).fill(long)
+  await page.keyboard.press('Control+Enter')
+  await expect(review.getByText('Label edits saved')).toBeVisible()
+  await subtitles.getByLabel('Only cues that break a rule').check()
+  const tooFast = subtitles
+    .locator('.cues > li[data-flagged]')
+    .filter({ has: page.locator('.cue-line', { hasText: 'great many more words' }) })
+  await expect(tooFast.first().locator('.cue-problems')).toContainText('characters a second (at most 17)')
+  await review.getByRole('region', { name: 'Turns' }).focus()
+  await page.keyboard.press('Control+z')
+  await expect(tooFast).toHaveCount(0)
+
   // Usable at 390 px: no sideways scrolling, and axe still finds nothing serious.
   await page.setViewportSize({ width: 390, height: 844 })
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBe(390)

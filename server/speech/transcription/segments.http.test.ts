@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkCues } from '../../../core/subtitle-cues.ts'
 import { transcriptionVerboseJsonSchema } from '../../../schema/index.ts'
 import { decodeAudio } from '../../engine/codecs/decode.ts'
 import { meetingFile } from '../../testing/meetings.ts'
@@ -108,6 +109,17 @@ describe('recognition segments of readable size, on a real meeting recording', (
     expect(srtCues.length).toBeGreaterThan(4)
     const fromSrt = expectCueLimits(srtCues)
     expect(expectCueLimits(vttCues)).toEqual(fromSrt)
+    // The timing rules too: 80 ms between cues; shorter than 1 s or faster than 17 characters a second only where the
+    // next cue left no room (core/subtitle-cues.ts, checkCues).
+    const problems = checkCues(srtCues)
+    expect(problems.flat().filter((p) => p.rule !== 'short' && p.rule !== 'speed')).toEqual([])
+    problems.forEach((ps, i) => {
+      const cue = srtCues[i] as (typeof srtCues)[number]
+      const next = srtCues[i + 1]
+      const heldAsLongAsAllowed =
+        cue.end - cue.start >= 6.999 || (next !== undefined && next.start - cue.end < 0.082)
+      if (ps.length > 0) expect(heldAsLongAsAllowed, JSON.stringify({ cue, next, ps })).toBe(true)
+    })
     // The same recording recognized again gives the same words (the recognizer is deterministic).
     if (words.length > 0) expect(fromSrt).toEqual(words)
   }, 240_000)
