@@ -284,6 +284,10 @@ describe('helpers', () => {
     ['bytes=100-', 100, 'invalid'],
     ['bytes=5-2', 100, 'invalid'],
     ['bytes=0-1,5-6', 100, null],
+    ['bytes=0-4,5-9', 100, { start: 0, end: 9 }],
+    ['bytes=-0', 100, 'invalid'],
+    ['items=0-9', 100, null],
+    ['bytes=0-', 0, null],
   ])('parseRange(%s, %s)', (header, size, expected) => {
     expect(parseRange(header, size)).toEqual(expected)
   })

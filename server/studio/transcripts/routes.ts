@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import { createParser } from 'eventsource-parser'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { combineRanges, parse as parseByteRanges } from 'range-parser'
 import { formatBytes } from '../../../core/bytes.ts'
 import {
   MAX_TRANSCRIPTION_FILE_BYTES,
@@ -83,28 +84,21 @@ export function audioExtension(fileName: string | undefined): string {
   return ext && (TRANSCRIPTION_EXTENSIONS as readonly string[]).includes(ext) ? ext : 'bin'
 }
 
-/** Parses one `bytes=` range against a file of `size` bytes; null when there is none, 'invalid' when unsatisfiable. */
+/**
+ * The one byte range to serve of a file of `size` bytes (range-parser): null for the whole file (no header, another
+ * unit, several ranges, an empty file), 'invalid' when no range in it can be served (416).
+ */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | 'invalid' | null {
-  if (!header) return null
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
-  if (!match) return null // several ranges or another unit: the whole file, which a range request may get
-  const [, from, to] = match
-  if (from === '' && to === '') return 'invalid'
-  let start: number
-  let end: number
-  if (from === '') {
-    const suffix = Number(to)
-    if (suffix === 0) return 'invalid'
-    start = Math.max(0, size - suffix)
-    end = size - 1
-  } else {
-    start = Number(from)
-    end = to === '' ? size - 1 : Math.min(Number(to), size - 1)
-  }
-  if (start >= size || start > end) return 'invalid'
+  if (!header || size === 0) return null
+  const parsed = parseByteRanges(size, header)
+  if (parsed.type !== 'bytes') return null
+  const ranges = combineRanges(parsed.ranges)
+  if (ranges.length === 0) return 'invalid'
+  if (ranges.length > 1) return null
+  const { start, end } = ranges[0] as { start: number; end: number }
   return { start, end }
 }
 
