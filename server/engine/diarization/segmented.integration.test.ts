@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { concat } from '../../../core/concat.ts'
+import { silence } from '../../testing/audio-16k.ts'
 import {
   joinClips,
   meetingSpeaker,
@@ -7,7 +8,6 @@ import {
   spokenDigits,
   talkOver,
 } from '../../testing/speakers.ts'
-import { silence } from '../../testing/audio-16k.ts'
 import { diarizationError } from './der.ts'
 import type { SpeakerSpan } from './diarizer.ts'
 import { createSegmentationDiarizer } from './segmented.ts'

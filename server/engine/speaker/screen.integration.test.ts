@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { concat } from '../../../core/concat.ts'
+import { silence, speak16k } from '../../testing/audio-16k.ts'
 import { joinClips, meetingSpeaker, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { decodeAudio } from '../codecs/decode.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
@@ -14,7 +15,6 @@ import {
   VOICE_WITHIN_WEIGHT,
 } from './screen.ts'
 import { analyzeSpeech } from './statistics.ts'
-import { silence, speak16k } from '../../testing/audio-16k.ts'
 import { beatStrength, sustainedToneShare } from './tonality.ts'
 
 const PHRASE = 'I am the owner of this voice and I consent to its use to create a synthetic voice.'

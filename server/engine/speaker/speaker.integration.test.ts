@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadMeetings, MEETINGS_DIR } from '../../../bench/eval-diarization.ts'
 import { concat } from '../../../core/concat.ts'
+import { silence, speak16k, synthesizeMusic } from '../../testing/audio-16k.ts'
 import { joinClips, realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
@@ -12,7 +13,6 @@ import {
   DEFAULT_VERIFICATION_THRESHOLD,
   screenRecording,
 } from './index.ts'
-import { silence, speak16k, synthesizeMusic } from '../../testing/audio-16k.ts'
 
 const FIRST = 'I agree that my voice may be recorded and used to create a synthetic voice for this project.'
 const SECOND = 'The weather was fine all week, so we walked to the harbour every evening after dinner.'

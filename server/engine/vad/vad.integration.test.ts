@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { concat } from '../../../core/concat.ts'
-import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import { silence, speak16k, synthesizeMusic } from '../../testing/audio-16k.ts'
+import { createEspeakSynthesizer } from '../espeak/pool.ts'
 import type { Synthesizer } from '../synthesizer.ts'
 import { createStreamingVad, detectSpeech, type VadEvent } from './index.ts'
 
