@@ -231,7 +231,9 @@ describe('data files are for the service’s user only', () => {
       expect(existsSync(join(dataDir, 'voice-store'))).toBe(false)
       // The master key file too (SQLite, no SPEECH_MASTER_KEY): 0600 like the data it opens.
       const files =
-        database.backend === 'sqlite' ? ['speech-master.key', 'speech.db', 'speech.db-shm', 'speech.db-wal'] : []
+        database.backend === 'sqlite'
+          ? ['speech-master.key', 'speech.db', 'speech.db-shm', 'speech.db-wal']
+          : []
       expect(readdirSync(dataDir).sort()).toEqual(files)
       for (const file of files.map((f) => join(dataDir, f))) expect([file, mode(file)]).toEqual([file, '600'])
     } finally {
