@@ -85,10 +85,20 @@ export class VoiceLineage {
 
   /** The lineage of a new take made with `voiceId`: its consent where known, and whether the voice is gone. */
   async lineageOf(voiceId: string): Promise<{ consentId: string | null; gone: boolean }> {
-    const voices = await this.savedVoices()
+    const voices = await this.confirmed(voiceId)
     const created = await this.opts.audit.creationOf(voiceId)
     const consentId = voices?.get(voiceId) ?? created?.consentId ?? null
     return { consentId, gone: voices !== undefined && !voices.has(voiceId) }
+  }
+
+  /**
+   * The saved voices, asked afresh when a reused answer lacks `voiceId`: an answer from before the voice was made
+   * must never count as its revocation.
+   */
+  private async confirmed(voiceId: string, fresh = false): Promise<SavedVoices | undefined> {
+    const voices = await this.savedVoices(fresh)
+    if (fresh || !voices || voices.has(voiceId)) return voices
+    return this.savedVoices(true)
   }
 
   /** Erases the matching takes' audio and records the counts, per owner, in the audit trail. */
@@ -118,7 +128,7 @@ export class VoiceLineage {
    * cannot tell, the answer is yes: the periodic check erases them once it can.
    */
   async stillThere(voiceId: string, fresh = false): Promise<boolean> {
-    const voices = await this.savedVoices(fresh)
+    const voices = await this.confirmed(voiceId, fresh)
     if (!voices || voices.has(voiceId)) return true
     await this.eraseGone([voiceId])
     return false

@@ -526,7 +526,7 @@ describe('lineage: a take made with a saved voice loses its audio when the voice
     const { take } = await upload(designer, scriptId, withVoice(voice))
     expect((await call(designer, 'GET', `/takes/${take.id}/audio`)).status).toBe(200)
     expect((await remove(atService, `/audio/voice_consents/${consent}`)).status).toBe(200)
-    // Past the catalog answer the page's audio fetches share.
+    // Past the catalog answer the page's audio fetches share (which still listed the voice).
     await new Promise((r) => setTimeout(r, 2_100))
     const res = await call(designer, 'GET', `/takes/${take.id}/audio`)
     expect(res.status).toBe(410)
@@ -586,10 +586,20 @@ describe('lineage: a take made with a saved voice loses its audio when the voice
     }
   }, 120_000)
 
+  it('a voice made after the studio last read the catalog is never taken for a revoked one', async () => {
+    const scriptId = await newScript(designer)
+    const { consent, voice } = await createSavedVoice(atService, recordings, 'Fresh')
+    // This take's storing reads the catalog; the next voice is made within the time that answer is reused.
+    await upload(designer, scriptId, withVoice(voice))
+    const newer = await createVoiceOf(atService, recordings, consent, 'Fresh second')
+    const { take } = await upload(designer, scriptId, withVoice(newer))
+    expect(take.erased).toBeNull()
+    expect((await call(designer, 'GET', `/takes/${take.id}/audio`)).status).toBe(200)
+  }, 120_000)
+
   it('a take stored after its voice went at the service is kept as the record, already erased', async () => {
     const { voice } = await createSavedVoice(atService, recordings, 'Late')
     expect((await remove(atService, `/audio/voices/${voice}`)).status).toBe(200)
-    await new Promise((r) => setTimeout(r, 2_100))
     const scriptId = await newScript(designer)
     const { take } = await upload(designer, scriptId, withVoice(voice))
     expect(take.erased?.reason).toBe('voice_gone')
