@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import { createParser } from 'eventsource-parser'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { combineRanges, parse as parseByteRanges } from 'range-parser'
+import parseByteRanges from 'range-parser'
 import { formatBytes } from '../../../core/bytes.ts'
 import {
   MAX_TRANSCRIPTION_FILE_BYTES,
@@ -93,11 +93,10 @@ export function parseRange(
   size: number,
 ): { start: number; end: number } | 'invalid' | null {
   if (!header || size === 0) return null
-  const parsed = parseByteRanges(size, header)
-  if (parsed.type !== 'bytes') return null
-  const ranges = combineRanges(parsed.ranges)
-  if (ranges.length === 0) return 'invalid'
-  if (ranges.length > 1) return null
+  // -1: no range can be served; -2: not a range header at all (the whole file, as a server may).
+  const ranges = parseByteRanges(size, header, { combine: true })
+  if (ranges === -1) return 'invalid'
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return null
   const { start, end } = ranges[0] as { start: number; end: number }
   return { start, end }
 }
