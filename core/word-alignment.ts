@@ -5,11 +5,9 @@
  * it replaced none (docs/transcription.md measures how close this comes). Pure: the review page and the measurement
  * run it alike.
  */
+import { type CueWord, wordsOverSpan } from './subtitle-cues.ts'
 
-export interface TimedWord {
-  text: string
-  start: number
-  end: number
+export interface TimedWord extends CueWord {
   /** The decoder's posterior, 0…1, when it gave one. */
   confidence?: number
 }
@@ -25,21 +23,9 @@ export const wordKey = (word: string): string => word.toLowerCase().replace(/[^\
 /** Tokens of a text: runs of non-space characters. */
 export const tokensOf = (text: string): string[] => text.split(/\s+/).filter(Boolean)
 
-/** Each of `tokens` spread over [start, end] in proportion to its length, a space counting one character. */
-export function spread(tokens: readonly string[], start: number, end: number): TimedWord[] {
-  const total = tokens.reduce((sum, t) => sum + t.length + 1, -1)
-  const span = Math.max(0, end - start)
-  let at = 0
-  return tokens.map((text) => {
-    const word = {
-      text,
-      start: start + (span * at) / Math.max(1, total),
-      end: start + (span * (at + text.length)) / Math.max(1, total),
-    }
-    at += text.length + 1
-    return word
-  })
-}
+/** Each of `tokens` spread over [start, end] in proportion to its length (the subtitle cues' spreading). */
+export const spread = (tokens: readonly string[], start: number, end: number): TimedWord[] =>
+  wordsOverSpan(tokens.join(' '), start, end)
 
 /**
  * Pairs of (index in `a`, index in `b`) of a longest common subsequence of the two key lists, in order. Keys that are

@@ -82,12 +82,11 @@ export class Sealer {
   }
 
   unwrap(wrapped: Uint8Array): Buffer {
-    const buf = Buffer.from(wrapped.buffer, wrapped.byteOffset, wrapped.byteLength)
-    const id = buf.subarray(0, 8).toString('hex')
+    const id = Sealer.masterIdOf(wrapped)
     const master = this.byId.get(id)
     if (!master)
       throw new SealingError(`a data key wrapped by master key ${id}, which this process does not hold`)
-    return open(master.bytes, buf.subarray(8), WRAP_CONTEXT)
+    return open(master.bytes, wrapped.subarray(8), WRAP_CONTEXT)
   }
 
   /** Which master key wrapped `wrapped` (rotation rewraps those not wrapped by the current one). */

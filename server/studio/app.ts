@@ -4,7 +4,7 @@ import fastifyStatic from '@fastify/static'
 import websocket from '@fastify/websocket'
 import Fastify, { type FastifyServerOptions } from 'fastify'
 import type { Health } from '../../schema/index.ts'
-import { auditingOnResponse, catalogConsentLookup, registerAuditRoutes } from './audit/routes.ts'
+import { auditingOnResponse, registerAuditRoutes } from './audit/routes.ts'
 import { AuditStore } from './audit/store.ts'
 import { type HostPolicy, registerHostGuard } from './auth/host-guard.ts'
 import { type AuthOptions, registerAuth } from './auth/routes.ts'
@@ -124,7 +124,7 @@ export async function createStudio(opts: StudioOptions) {
     // A deletion also erases what was made with the voice or the consent's voices.
     onResponse: auditingOnResponse({
       store: audit,
-      consentOfVoice: catalogConsentLookup(upstream),
+      consentOfVoice: (voiceId) => lineage.consentOf(voiceId),
       afterDeletion: (kind, id, revoked, by) => lineage.afterDeletion(kind, id, revoked, by),
       voiceNotFound: (voiceId) => lineage.stillThere(voiceId, true),
     }),

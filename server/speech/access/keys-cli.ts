@@ -73,11 +73,9 @@ async function main(argv: string[]): Promise<number> {
         return 0
       }
       case 'rewrap': {
-        const voices = await VoiceStore.open(storage, dataDir, sealerOf({ ...config.speech, dataDir }))
-        const count = await voices.rewrapKeys()
-        console.log(
-          `rewrapped ${count} data keys with master key ${sealerOf({ ...config.speech, dataDir }).current.id}`,
-        )
+        const sealer = sealerOf({ ...config.speech, dataDir })
+        const count = await (await VoiceStore.open(storage, dataDir, sealer)).rewrapKeys()
+        console.log(`rewrapped ${count} data keys with master key ${sealer.current.id}`)
         return 0
       }
       default:

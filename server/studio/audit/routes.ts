@@ -17,7 +17,6 @@ import {
 } from '../../../schema/index.ts'
 import type { StudioUser } from '../auth/routes.ts'
 import { forbiddenForRole, invalidBody, notSignedIn, refuse } from '../errors.ts'
-import { callUpstream, type Upstream } from '../proxy/upstream.ts'
 import type { AuditEvent, AuditStore } from './store.ts'
 
 /**
@@ -54,20 +53,6 @@ const deletedSchema = z.looseObject({ id: z.string().min(1), deleted: z.literal(
 
 /** Finds which consent a saved voice is bound to (null: none, undefined: could not tell). */
 export type ConsentOfVoice = (voiceId: string) => Promise<string | null | undefined>
-
-/** Asks the service's voice catalog, which lists each saved voice with its consent. */
-export function catalogConsentLookup(upstream: Upstream): ConsentOfVoice {
-  return async (voiceId) => {
-    const res = await callUpstream(upstream, '/v1/voices?model=svc-tts-2-latest', { timeoutMs: 5000 }).catch(
-      () => null,
-    )
-    if (!res?.ok) return undefined
-    const body = (await res.json().catch(() => null)) as { data?: Array<{ id?: unknown; consent?: unknown }> }
-    const entry = body?.data?.find((v) => v.id === voiceId)
-    if (!entry) return undefined
-    return typeof entry.consent === 'string' ? entry.consent : null
-  }
-}
 
 export interface AuditDeps {
   store: AuditStore

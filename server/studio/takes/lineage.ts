@@ -83,6 +83,12 @@ export class VoiceLineage {
     return ids
   }
 
+  /** Which consent a saved voice is bound to, by the catalog (null: none; undefined: the service could not tell). */
+  async consentOf(voiceId: string): Promise<string | null | undefined> {
+    const voices = await this.confirmed(voiceId)
+    return voices?.has(voiceId) ? (voices.get(voiceId) ?? null) : undefined
+  }
+
   /** The lineage of a new take made with `voiceId`: its consent where known, and whether the voice is gone. */
   async lineageOf(voiceId: string): Promise<{ consentId: string | null; gone: boolean }> {
     const voices = await this.confirmed(voiceId)
