@@ -74,6 +74,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'server/speech/transcription/realtime/calls.http.test.ts':
     'WebRTC calls: media, data channel, slot lifetime',
   'server/speech/transcription/segments.http.test.ts': 'segment and subtitle sizes',
+  'server/speech/transcription/alignments.http.test.ts': 'forced alignment of given words, never stored',
   'server/speech/transcription/speakers.http.test.ts': 'who spoke when on real people (the diarizer)',
 }
 const STORAGE_SUITES = Object.keys(ON_POSTGRES)

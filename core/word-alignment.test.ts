@@ -44,6 +44,37 @@ describe('realign', () => {
     expect(edges[3]).toMatchObject({ text: 'indeed', start: 2.8, end: 3.5 })
   })
 
+  it("gives new words the forced alignment's times, kept between the neighbours that keep theirs", () => {
+    // "down" said late in the pause after "sat" (2.8–3.0): forced alignment heard it at 2.85–2.95.
+    const spans = [
+      [0, 0.8],
+      [1, 1.8],
+      [2, 2.8],
+      [2.85, 2.95],
+      [3, 3.8],
+      [4, 4.8],
+      [5, 5.8],
+    ] as const
+    const out = realign(machine, 'the cat sat down on the mat', 0, 6, spans)
+    expect(out[3]).toMatchObject({ text: 'down', start: 2.85, end: 2.95, edited: true })
+    // Unchanged words keep the recognizer's times even where the alignment disagrees.
+    const shifted = spans.map(([a, b]) => [a + 0.1, b + 0.1] as const)
+    const kept = realign(machine, 'the cat sat down on the mat', 0, 6, shifted)
+    expect(kept.filter((x) => !x.edited).map((x) => x.start)).toEqual([0, 1, 2, 3, 4, 5])
+    // A forced span over a neighbour is held to the gap between them.
+    const over = realign(
+      machine,
+      'the cat sat down on the mat',
+      0,
+      6,
+      spans.map((x, i) => (i === 3 ? [2.5, 3.5] : x)),
+    )
+    expect(out.length).toBe(7)
+    expect([over[3]?.start, over[3]?.end]).toEqual([2.8, 3])
+    // Spans that do not match the text's tokens are not used.
+    expect(realign(machine, 'the cat sat down on the mat', 0, 6, spans.slice(1))[3]?.start).toBe(2.8)
+  })
+
   it('gives every word a time inside the turn even with no recognized words', () => {
     const out = realign([], 'one two three', 10, 13)
     expect(out[0]?.start).toBe(10)

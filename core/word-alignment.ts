@@ -58,15 +58,20 @@ export function commonWords(a: readonly string[], b: readonly string[]): Array<[
   return pairs
 }
 
+/** Where each token of a text was said, found by forced alignment: [start, end] in seconds, one per token. */
+export type WordSpans = ReadonlyArray<readonly [number, number]>
+
 /**
  * The words of `text` with times, laid against `before` (the words it corrects, in time order) within
- * [start, end] (the turn's span).
+ * [start, end] (the turn's span). With `forced` (one span per token of `text`), new words take those times, kept
+ * between the neighbours that keep theirs, instead of spreading.
  */
 export function realign(
   before: readonly TimedWord[],
   text: string,
   start: number,
   end: number,
+  forced?: WordSpans,
 ): AlignedWord[] {
   const tokens = tokensOf(text)
   const pairs = commonWords(
@@ -84,8 +89,23 @@ export function realign(
     const to =
       replaced.at(-1)?.end ??
       (nextBefore < before.length ? (before[nextBefore] as TimedWord).start : Math.max(end, from))
-    for (const w of spread(tokens.slice(next, upTo), from, Math.max(from, to)))
-      out.push({ ...w, edited: true })
+    if (forced && forced.length === tokens.length) {
+      const lo = lastBefore >= 0 ? (before[lastBefore] as TimedWord).end : start
+      const hi = Math.max(lo, nextBefore < before.length ? (before[nextBefore] as TimedWord).start : end)
+      for (let k = next; k < upTo; k++) {
+        const [s, e] = forced[k] as readonly [number, number]
+        const wordStart = Math.min(hi, Math.max(lo, s))
+        out.push({
+          text: tokens[k] as string,
+          start: wordStart,
+          end: Math.min(hi, Math.max(wordStart, e)),
+          edited: true,
+        })
+      }
+    } else {
+      for (const w of spread(tokens.slice(next, upTo), from, Math.max(from, to)))
+        out.push({ ...w, edited: true })
+    }
     next = upTo
   }
   for (const [i, j] of pairs) {

@@ -16,7 +16,13 @@ const NAME = 'word-editor trn08.wav'
 
 type Saved = {
   result: { words: Array<{ word: string; start: number; end: number }> }
-  labels: { revision: number; edits: { texts?: Record<string, string> } }
+  labels: {
+    revision: number
+    edits: {
+      texts?: Record<string, string>
+      timings?: Record<string, { text: string; spans: Array<[number, number]> }>
+    }
+  }
 }
 
 async function saved(page: Page, id: string): Promise<Saved> {
@@ -111,6 +117,11 @@ test('a reviewer corrects words, replaces across the transcript, undoes, and exp
   const after = await saved(page, id)
   expect(after.labels.edits.texts?.[turnIndex as string]).toBe(corrected)
   expect(Number(await words.nth(1).getAttribute('data-start'))).toBeCloseTo(secondStart, 3)
+  // The service's forced alignment placed the corrected words in the audio; the times are kept with the correction.
+  const timingOf = async () => (await saved(page, id)).labels.edits.timings?.[turnIndex as string]
+  await expect.poll(async () => (await timingOf())?.text, { timeout: 30_000 }).toBe(corrected)
+  expect((await timingOf())?.spans).toHaveLength(corrected.split(' ').length)
+  await expect(review.getByText(/Placing the corrected words/)).toHaveCount(0)
 
   // It is still there after a reload.
   await page.reload()

@@ -1,4 +1,5 @@
 /** The API contract shared by the speech service, the studio backend and the browser client. */
+export * from './alignment.ts'
 export * from './audio-format.ts'
 export * from './audit.ts'
 export * from './consents.ts'

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_ALIGNMENT_SECONDS, MAX_ALIGNMENT_WORDS } from './alignment.ts'
 import { CONSENT_RECORDING_MAX_BYTES, MAX_REFERENCE_BYTES, VOICE_SAMPLE_MAX_BYTES } from './consents.ts'
 import { MODES } from './speech.ts'
 import {
@@ -59,6 +60,16 @@ export const consentFormSchema = z.strictObject({
 /** `POST /v1/audio/transcriptions` (4.11): the form's text fields, and the audio as a file. */
 export const transcriptionUploadSchema = transcriptionFormSchema.extend({
   file: z.file().describe(`The audio file, at most ${MAX_TRANSCRIPTION_FILE_BYTES / MiB} MiB.`),
+})
+
+/** `POST /v1/audio/alignments` (docs/api.md, an extension): the recording, the span and the words said in it. */
+export const alignmentFormSchema = z.strictObject({
+  file: upload('The recording', MAX_TRANSCRIPTION_FILE_BYTES),
+  words: text(`JSON array of the words as written, at most ${MAX_ALIGNMENT_WORDS}.`),
+  start: text('Seconds into the file where the span begins (default 0).').optional(),
+  end: text(
+    `Seconds into the file where it ends (default: the end), at most ${MAX_ALIGNMENT_SECONDS} s after start.`,
+  ).optional(),
 })
 
 /** `POST /v1/realtime/calls`: the SDP offer alone, or as a form beside the session configuration. */

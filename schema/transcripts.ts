@@ -60,13 +60,23 @@ export const MAX_SPLITS_PER_TURN = 50
 export const MAX_TURN_TEXT = 10_000
 
 /**
+ * Where a corrected turn's words were said, found by forced alignment (`POST /api/transcripts/:id/alignments`): one
+ * [start, end] per word of `text`, used while `text` is still the turn's corrected text.
+ */
+export const turnTimingSchema = z.strictObject({
+  text: z.string().max(MAX_TURN_TEXT),
+  spans: z.array(z.tuple([z.number().min(0), z.number().min(0)])).max(MAX_TURN_TEXT),
+})
+export type TurnTiming = z.infer<typeof turnTimingSchema>
+
+/**
  * A reviewer's edits, kept apart from the service's result: display names, merges (speaker → the speaker it was
  * merged into), turns reassigned by their index in the result's turn list (null: unattributed), and turns split at
  * points in time (by the same index; each part after a point goes to that point's speaker, the part before the first
  * point stays the turn's own). A speaker id the result never had is one the reviewer added. `texts` holds a turn's
  * words as the reviewer corrected them (by the same index; the words' times are worked out from the result's, see
- * core/word-alignment.ts). `splits` and `texts` are left out when there are none, so edits saved before they
- * existed read the same.
+ * core/word-alignment.ts; `timings` where forced alignment placed them). `splits`, `texts` and `timings` are left
+ * out when there are none, so edits saved before they existed read the same.
  */
 export const labelEditsSchema = z.strictObject({
   names: z.record(speakerId, z.string().trim().min(1).max(80)).default({}),
@@ -74,6 +84,7 @@ export const labelEditsSchema = z.strictObject({
   turns: z.record(turnKey, speakerId.nullable()).default({}),
   splits: z.record(turnKey, z.array(turnSplitSchema).min(1).max(MAX_SPLITS_PER_TURN)).optional(),
   texts: z.record(turnKey, z.string().max(MAX_TURN_TEXT)).optional(),
+  timings: z.record(turnKey, turnTimingSchema).optional(),
 })
 export type LabelEdits = z.infer<typeof labelEditsSchema>
 

@@ -2,6 +2,9 @@ import { queryOptions } from '@tanstack/react-query'
 import { createParser } from 'eventsource-parser'
 import { z } from 'zod'
 import {
+  type Alignment,
+  type AlignmentRequest,
+  alignmentSchema,
   type LabelEdits,
   type Peaks,
   type SavedLabels,
@@ -18,7 +21,7 @@ import { apiFetch, apiJson, apiUploadStream, errorFrom, putRevision, type Upload
 /**
  * Saved transcripts kept by the studio backend (`server/studio/transcripts/routes.ts`, shapes in `schema/transcripts.ts`):
  * transcribing and saving an upload (the service's events passed through: contract 4.12, 6.4), the list, one with its
- * result, label edits on top of a revision, waveform peaks, deletion.
+ * result, label edits on top of a revision, forced alignment of corrected words, waveform peaks, deletion.
  */
 
 export type { LabelEdits, Peaks, SavedLabels, SavedTranscript, StoredResult, TranscriptSummary }
@@ -118,6 +121,22 @@ export async function saveTranscriptLabels(
       return new LabelsConflictError(body.error.message, body.labels)
     },
   )
+}
+
+/**
+ * Where `words` were said between `start` and `end` of the transcript's recording (the service's forced alignment);
+ * rejects with ApiRequestError when it cannot tell (422), or the service cannot align at all (404, 501).
+ */
+export async function alignTranscriptWords(
+  id: string,
+  request: AlignmentRequest,
+  signal?: AbortSignal,
+): Promise<Alignment> {
+  return apiJson(`/transcripts/${encodeURIComponent(id)}/alignments`, (b) => alignmentSchema.parse(b), {
+    method: 'POST',
+    json: request,
+    signal,
+  })
 }
 
 export async function saveTranscriptPeaks(id: string, peaks: Peaks): Promise<void> {

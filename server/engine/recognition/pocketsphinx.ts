@@ -4,6 +4,7 @@
  * docs/recognition.md gives the measured speed and accuracy and the phrase-check rule.
  */
 import { tmpdir } from 'node:os'
+import { alignmentLookups, buildAlignmentGrammar, readAlignment } from './alignment-grammar.ts'
 import { runBatch } from './batch-decoder.ts'
 import { DecodeQueue } from './decode-queue.ts'
 import { parseCtm, parseHypseg } from './decoder-output.ts'
@@ -11,7 +12,8 @@ import { assertInstalled, findMissing, resolveInstall } from './install.ts'
 import { buildPhraseGrammar, lookUpPronunciations, wordsToLookUp } from './phrase-grammar.ts'
 import { scorePhrase } from './phrase-score.ts'
 import { phraseWords } from './phrase-words.ts'
-import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription } from './recognizer.ts'
+import type { PhraseCheck, RecognizeOptions, Recognizer, Transcription, WordSpan } from './recognizer.ts'
+import { RECOGNITION_SAMPLE_RATE } from './recognizer.ts'
 import { streamDecoderBinary, streamDecoderUnbuildable } from './stream-binary.ts'
 import { openStreamDecoder } from './stream-decoder.ts'
 import { DEFAULT_PLAN, FRAMES_PER_SECOND, frameLevels, planUtterances, voicedFrames } from './utterances.ts'
@@ -146,11 +148,46 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
       return { matched: score >= threshold, heard, score }
     })
 
+  /** The phrase check's decoding, with a grammar that makes every word required (alignment-grammar.ts). */
+  const align = (audio: Float32Array, words: readonly string[], opts?: RecognizeOptions) =>
+    call(opts, async (signal): Promise<WordSpan[] | null> => {
+      const frames = Math.floor((audio.length / RECOGNITION_SAMPLE_RATE) * FRAMES_PER_SECOND)
+      if (words.length === 0 || frames < 2) return null
+      const grammar = buildAlignmentGrammar(
+        words,
+        await lookUpPronunciations(install.dictionary, alignmentLookups(words)),
+      )
+      const utterance = { startFrame: 0, endFrame: frames }
+      const hypseg = await queue.run(
+        () =>
+          runBatch({
+            binary: install.binary,
+            tmpRoot,
+            audio,
+            utterances: [utterance],
+            args: [
+              '-hmm',
+              install.acousticModel,
+              ...COMMON_ARGS,
+              ...PHRASE_ARGS,
+              '-hypseg',
+              '{dir}/phrase.seg',
+            ],
+            files: { 'phrase.gram': grammar.jsgf, 'phrase.dict': grammar.dictionary },
+            output: 'phrase.seg',
+            signal,
+          }),
+        signal,
+      )
+      return readAlignment(grammar, parseHypseg(hypseg))
+    })
+
   return {
     name: 'pocketsphinx',
     available: async () => (await findMissing(install)) === null,
     transcribe,
     checkPhrase,
+    align,
     warm: () =>
       openWarmDecoder({
         binary: install.binary,

@@ -15,6 +15,11 @@ export interface RecognizedWord {
   confidence: number
 }
 
+export interface WordSpan {
+  start: number
+  end: number
+}
+
 export interface Transcription {
   words: RecognizedWord[]
   /** The words joined by single spaces. */
@@ -47,6 +52,11 @@ export interface Recognizer {
   transcribe(audio: Float32Array, opts?: RecognizeOptions): Promise<Transcription>
   /** Checks that `audio` holds `phrase`, decoding constrained to suit a known phrase. */
   checkPhrase(audio: Float32Array, phrase: string, opts?: RecognizeOptions): Promise<PhraseCheck>
+  /**
+   * Optional: forced alignment. Where in `audio` each of `words` (as written: "42", "Zoë,") was said, one span per
+   * word in seconds, or null when the audio cannot be made to hold them. Without it, callers time words otherwise.
+   */
+  align?(audio: Float32Array, words: readonly string[], opts?: RecognizeOptions): Promise<WordSpan[] | null>
   /**
    * Optional: a decoder kept loaded for one caller's many short `transcribe` calls (a realtime session's live words),
    * so that each costs its decoding only; it starts loading at once. The caller closes it. Without it, callers use

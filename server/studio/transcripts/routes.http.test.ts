@@ -161,6 +161,33 @@ describe('upload through the backend', () => {
     expect(listed.data.find((t) => t.id === id)?.edited).toBe(true)
   })
 
+  it("aligns a reviewer's words over the saved recording through the service, and passes its refusals", async () => {
+    const saved = (await (await api(`/transcripts/${id}`)).json()) as {
+      result: { words: Array<{ word: string; start: number; end: number }> }
+    }
+    const span = saved.result.words.slice(3, 11)
+    const start = Math.max(0, (span[0]?.start ?? 0) - 0.2)
+    const end = (span.at(-1)?.end ?? 0) + 0.2
+    const post = (body: unknown, transcript = id) =>
+      api(`/transcripts/${transcript}/alignments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const res = await post({ start, end, words: span.map((w) => w.word) })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { words: Array<{ word: string; start: number }> }
+    const close = body.words.filter((w, i) => Math.abs(w.start - (span[i]?.start ?? 0)) <= 0.3)
+    expect(close.length).toBeGreaterThanOrEqual(6)
+
+    const tooShort = await post({ start: 0, end: 0.2, words: span.map((w) => w.word) })
+    expect(tooShort.status).toBe(422)
+    expect(await tooShort.json()).toMatchObject({ error: { code: 'alignment_failed' } })
+    expect((await post({ start: 0, end: 1, words: [] })).status).toBe(400)
+    expect((await post({ start: '0', end: 1, words: ['a'] })).status).toBe(400)
+    expect((await post({ start: 0, end: 1, words: ['a'] }, 'tr_nothing')).status).toBe(404)
+  }, 60_000)
+
   it('keeps peaks the browser measured', async () => {
     const peaks = { data: [0, 0.5, 1], duration: 30 }
     const put = await api(`/transcripts/${id}/peaks`, {

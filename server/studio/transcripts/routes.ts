@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import parseByteRanges from 'range-parser'
 import { formatBytes } from '../../../core/bytes.ts'
 import {
+  alignmentRequestSchema,
   MAX_TRANSCRIPTION_FILE_BYTES,
   peaksSchema,
   type StoredResult,
@@ -38,6 +39,8 @@ import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './sto
  * - `GET /api/transcripts`, `GET /api/transcripts/:id` (with labels and peaks), `GET /api/transcripts/:id/audio`
  *   (byte ranges, so the player can seek in long recordings).
  * - `PUT /api/transcripts/:id/labels`: the reviewers' edits, stored apart from the result, which never changes.
+ * - `POST /api/transcripts/:id/alignments`: where corrected words were said — the recording and the words sent to the
+ *   service's forced alignment (`/v1/audio/alignments`); its answer, or its error, comes back unchanged.
  * - `PUT /api/transcripts/:id/peaks`: the waveform peaks the browser computed once.
  * - `DELETE /api/transcripts/:id`.
  *
@@ -182,6 +185,44 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
         return reply.code(204).send()
       },
     )
+
+    scope.post<{ Params: { id: string } }>('/api/transcripts/:id/alignments', async (request, reply) => {
+      const parsed = alignmentRequestSchema.safeParse(request.body)
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]
+        return refuse(
+          reply,
+          invalidBody(issue?.path.join('.') ?? null, `Invalid alignment: ${issue?.message}`),
+        )
+      }
+      const record = await store.summary(request.params.id)
+      if (!record) return refuse(reply, notFound('No such transcript.'))
+      const { start, end, words } = parsed.data
+      const form = new FormData()
+      form.append('words', JSON.stringify(words))
+      form.append('start', String(start))
+      form.append('end', String(end))
+      form.append(
+        'file',
+        new Blob([await store.readAudio(record.audioFile)], { type: record.audio_type }),
+        'audio',
+      )
+      let answer: Response
+      try {
+        answer = await callUpstream(upstream, '/v1/audio/alignments', {
+          method: 'POST',
+          body: form,
+          signal: whileClientStays(reply),
+        })
+      } catch {
+        return refuse(reply, upstreamUnreachable())
+      }
+      return reply
+        .code(answer.status)
+        .header('content-type', answer.headers.get('content-type') ?? 'application/json')
+        .header('cache-control', 'no-store')
+        .send(await answer.text())
+    })
 
     scope.delete<{ Params: { id: string } }>('/api/transcripts/:id', async (request, reply) => {
       if (!(await store.delete(request.params.id))) return refuse(reply, notFound('No such transcript.'))

@@ -262,6 +262,8 @@ function EditState() {
   const save = useReview((s) => s.save)
   const saveError = useReview((s) => s.saveError)
   const mergeNote = useReview((s) => s.mergeNote)
+  const aligning = useReview((s) => s.aligning)
+  const timingNote = useReview((s) => s.timingNote)
   const { undo, reloadLabels, retrySave } = useReview.getState()
   return (
     <div className="edit-state">
@@ -277,6 +279,11 @@ function EditState() {
         {save === 'error' && `Could not save the label edits: ${saveError}`}
         {save === 'conflict' && saveError}
         {save !== 'conflict' && mergeNote && ` ${mergeNote}`}
+      </p>
+      <p className="timing-state" role="status">
+        {aligning > 0
+          ? `Placing the corrected words in the audio (${aligning} ${aligning === 1 ? 'turn' : 'turns'})…`
+          : timingNote}
       </p>
       {save === 'conflict' && (
         <button type="button" onClick={() => void reloadLabels()}>

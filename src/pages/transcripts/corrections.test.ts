@@ -8,7 +8,9 @@ import {
   mergeTexts,
   replaceAll,
   setTurnText,
+  setTurnTiming,
   timedWords,
+  turnsToAlign,
   wordsOf,
 } from './corrections.ts'
 import { split } from './labels.ts'
@@ -93,6 +95,46 @@ describe('corrections', () => {
     expect(turn.some(isUnsure)).toBe(false)
   })
 
+  it('take forced-alignment times for new words while the text is the one they were found for', () => {
+    const inserted = setTurnText(EMPTY_EDITS, entries, 1, 'i think that the cat')
+    const spans = [
+      [3.0, 3.1],
+      [3.2, 3.6],
+      [3.62, 3.68],
+      [3.7, 3.8],
+      [3.9, 4.3],
+    ] as const
+    const timed = setTurnTiming(inserted, 1, 'i think that the cat', spans)
+    const turn = (edits: LabelEdits) =>
+      wordsOf(correctedTurns(entries, edits, all)[1] as (typeof entries)[0], all)
+    expect(turn(timed)[2]).toMatchObject({ text: 'that', start: 3.62, end: 3.68 })
+    // Proportional without it: the pause between "think" and "the".
+    expect(turn(inserted)[2]).toMatchObject({ text: 'that', start: 3.6 })
+    // Too late for a text corrected again, or not fitting its words: nothing kept.
+    expect(setTurnTiming(inserted, 1, 'i think the cat', spans)).toBe(inserted)
+    expect(setTurnTiming(inserted, 1, 'i think that the cat', spans.slice(1))).toBe(inserted)
+    // Correcting the text again drops the timing; typing back the machine's text drops both.
+    expect(setTurnText(timed, entries, 1, 'i think that the hat').timings).toBeUndefined()
+    expect(setTurnText(timed, entries, 1, 'i think the cat')).toEqual(EMPTY_EDITS)
+    expect(setTurnText(timed, entries, 0, 'so what do you think now').timings).toEqual(timed.timings)
+  })
+
+  it('ask forced alignment for each turn whose text changed and has no times for it', () => {
+    const one = setTurnText(EMPTY_EDITS, entries, 1, 'i think that the cat')
+    expect(turnsToAlign(EMPTY_EDITS, one, entries)).toEqual([1])
+    const both = setTurnText(one, entries, 0, 'so what do you think now')
+    expect(turnsToAlign(one, both, entries)).toEqual([0])
+    const timed = setTurnTiming(one, 1, 'i think that the cat', [
+      [3, 3.1],
+      [3.2, 3.6],
+      [3.6, 3.7],
+      [3.7, 3.8],
+      [3.9, 4.3],
+    ])
+    expect(turnsToAlign(EMPTY_EDITS, timed, entries)).toEqual([])
+    expect(turnsToAlign(one, EMPTY_EDITS, entries)).toEqual([])
+  })
+
   it('of one part of a split turn keep the other part’s words', () => {
     const edits: LabelEdits = split(EMPTY_EDITS, entries[0] as (typeof entries)[0], 1.05, 'speaker_1')
     const rows = correctedTurns(entries, edits, all)
@@ -150,6 +192,26 @@ describe('after a conflict', () => {
     expect(edits).toEqual({ ...theirs, texts: { '0': 'their zero', '1': 'mine one', '2': 'their two' } })
     expect(kept).toEqual([1])
     expect(clashed).toEqual([0])
+  })
+
+  it('carries the timing of a correction it keeps, and drops theirs of a turn it takes from this reviewer', () => {
+    const mine: LabelEdits = {
+      ...base,
+      texts: { ...base.texts, '1': 'mine one' },
+      timings: {
+        '1': {
+          text: 'mine one',
+          spans: [
+            [1, 1.2],
+            [1.3, 1.5],
+          ],
+        },
+      },
+    }
+    const theirs: LabelEdits = { ...base, timings: { '1': { text: 'old', spans: [[1, 2]] } } }
+    expect(mergeTexts(base, mine, theirs).edits.timings).toEqual(mine.timings)
+    const untimed: LabelEdits = { ...base, texts: { ...base.texts, '1': 'mine one' } }
+    expect(mergeTexts(base, untimed, theirs).edits.timings).toBeUndefined()
   })
 
   it('keeps a removal this reviewer made, and changes nothing when there is nothing of theirs to keep', () => {

@@ -1,5 +1,10 @@
-import { realign, spread, type TimedWord, tokensOf } from '../../../core/word-alignment.ts'
-import type { LabelEdits, StoredResult } from '../../../schema/index.ts'
+import { realign, spread, type TimedWord, tokensOf, type WordSpans } from '../../../core/word-alignment.ts'
+import {
+  type LabelEdits,
+  MAX_ALIGNMENT_SECONDS,
+  MAX_ALIGNMENT_WORDS,
+  type StoredResult,
+} from '../../../schema/index.ts'
 import { entryWords } from './cue-words.ts'
 import { partsOf } from './labels.ts'
 import type { Entry, ReviewWord } from './turns.ts'
@@ -54,7 +59,10 @@ export function wordsOf(entry: Entry, words: readonly TimedWord[]): ReviewWord[]
   return found
 }
 
-const correctedCache = new WeakMap<Entry, { among: readonly TimedWord[]; corrected: Entry }>()
+const correctedCache = new WeakMap<
+  Entry,
+  { among: readonly TimedWord[]; corrected: Entry; forced: WordSpans | undefined }
+>()
 
 /** The service's entries with the reviewers' corrected texts in place (a corrected entry carries its words). */
 export function withTexts(
@@ -67,14 +75,18 @@ export function withTexts(
   return entries.map((e) => {
     const text = texts[String(e.index)]
     if (text === undefined || e.part !== undefined) return e
+    const timing = edits.timings?.[String(e.index)]
+    const forced = timing?.text === text ? timing.spans : undefined
     const cached = correctedCache.get(e)
-    if (cached?.among === words && cached.corrected.text === text) return cached.corrected
+    if (cached?.among === words && cached.corrected.text === text && cached.forced === forced)
+      return cached.corrected
     const corrected: Entry = {
       ...e,
       text,
-      words: e.start === null || e.end === null ? [] : realign(wordsOf(e, words), text, e.start, e.end),
+      words:
+        e.start === null || e.end === null ? [] : realign(wordsOf(e, words), text, e.start, e.end, forced),
     }
-    correctedCache.set(e, { among: words, corrected })
+    correctedCache.set(e, { among: words, corrected, forced })
     return corrected
   })
 }
@@ -110,8 +122,45 @@ export function setTurnText(
   const tidy = tidyText(text)
   const { [key]: _old, ...others } = edits.texts ?? {}
   const texts = tidy === tidyText(entry.text) ? others : { ...others, [key]: tidy }
-  const { texts: _texts, ...rest } = edits
-  return Object.keys(texts).length > 0 ? { ...rest, texts } : rest
+  const { texts: _texts, timings, ...rest } = edits
+  // A timing stays only with the text it was found for.
+  const { [key]: timing, ...otherTimings } = timings ?? {}
+  const kept = timing && texts[key] === timing.text ? { ...otherTimings, [key]: timing } : otherTimings
+  return {
+    ...rest,
+    ...(Object.keys(texts).length > 0 ? { texts } : {}),
+    ...(Object.keys(kept).length > 0 ? { timings: kept } : {}),
+  }
+}
+
+/**
+ * The turns whose corrected text `after` changed from `before` and has no times found for it: those to ask forced
+ * alignment for, within its limits (a longer turn keeps proportional times).
+ */
+export function turnsToAlign(before: LabelEdits, after: LabelEdits, entries: readonly Entry[]): number[] {
+  const out: number[] = []
+  for (const [key, text] of Object.entries(after.texts ?? {})) {
+    if (before.texts?.[key] === text || after.timings?.[key]?.text === text) continue
+    const entry = entries.find((e) => String(e.index) === key)
+    if (!entry || entry.start === null || entry.end === null) continue
+    if (entry.end - entry.start > MAX_ALIGNMENT_SECONDS || tokensOf(text).length > MAX_ALIGNMENT_WORDS)
+      continue
+    out.push(entry.index)
+  }
+  return out
+}
+
+/**
+ * Keeps forced-alignment times for turn `index`'s corrected text; nothing changes when the turn has since been
+ * corrected to another text (the answer came too late) or the spans do not fit the text's words.
+ */
+export function setTurnTiming(edits: LabelEdits, index: number, text: string, spans: WordSpans): LabelEdits {
+  const key = String(index)
+  if (edits.texts?.[key] !== text || spans.length !== tokensOf(text).length) return edits
+  return {
+    ...edits,
+    timings: { ...edits.timings, [key]: { text, spans: spans.map(([s, e]) => [s, e] as [number, number]) } },
+  }
 }
 
 /**
@@ -199,6 +248,7 @@ export function mergeTexts(
 ): { edits: LabelEdits; kept: number[]; clashed: number[] } {
   const keys = new Set([...Object.keys(mine.texts ?? {}), ...Object.keys(base.texts ?? {})])
   const texts = { ...(theirs.texts ?? {}) }
+  const timings = { ...(theirs.timings ?? {}) }
   const kept: number[] = []
   const clashed: number[] = []
   for (const key of keys) {
@@ -212,9 +262,18 @@ export function mergeTexts(
     }
     if (m === undefined) delete texts[key]
     else texts[key] = m
+    // A correction's timing goes with it.
+    const timing = mine.timings?.[key]
+    if (timing && timing.text === m) timings[key] = timing
+    else delete timings[key]
     kept.push(Number(key))
   }
   if (kept.length === 0) return { edits: theirs, kept, clashed }
-  const { texts: _texts, ...rest } = theirs
-  return { edits: Object.keys(texts).length > 0 ? { ...rest, texts } : rest, kept, clashed }
+  const { texts: _texts, timings: _timings, ...rest } = theirs
+  const edits = {
+    ...rest,
+    ...(Object.keys(texts).length > 0 ? { texts } : {}),
+    ...(Object.keys(timings).length > 0 ? { timings } : {}),
+  }
+  return { edits, kept, clashed }
 }

@@ -1,8 +1,9 @@
 import { create } from 'zustand'
-import type { TimedWord } from '../../../core/word-alignment.ts'
+import { type TimedWord, tokensOf } from '../../../core/word-alignment.ts'
 import { EMPTY_EDITS } from '../../../schema/transcripts.ts'
 import { ApiRequestError } from '../../api/http.ts'
 import {
+  alignTranscriptWords,
   getTranscript,
   type LabelEdits,
   LabelsConflictError,
@@ -12,7 +13,15 @@ import {
   saveTranscriptPeaks,
 } from '../../api/transcripts.ts'
 import { peaksOfBlob } from '../../audio/peaks-browser.ts'
-import { correctedTurns, correctRow, mergeTexts, timedWords, wordsOf } from './corrections.ts'
+import {
+  correctedTurns,
+  correctRow,
+  mergeTexts,
+  setTurnTiming,
+  timedWords,
+  turnsToAlign,
+  wordsOf,
+} from './corrections.ts'
 import {
   allSpeakers,
   canSplit,
@@ -143,6 +152,9 @@ interface ReviewState {
   splitNote: string
   /** What loading another reviewer's edits after a conflict kept of this reviewer's corrections. */
   mergeNote: string
+  /** Corrected turns waiting for forced alignment of their words, and what the last one came to. */
+  aligning: number
+  timingNote: string
 
   /** Loads and opens a saved transcript; `peaks` already measured (after an upload) are saved with it. */
   load(id: string, peaks?: Peaks | null): Promise<void>
@@ -229,6 +241,60 @@ export const useReview = create<ReviewState>((set, get) => {
     player.play()
   }
 
+  /**
+   * Forced alignment of corrected turns, one at a time (each is an ASR slot at the service). The times found go into
+   * the edits as part of the correction that asked for them — no undo step of their own — and are saved with them.
+   * A turn the service cannot place keeps its proportional times, and the page says so.
+   */
+  const alignQueue: number[] = []
+  let alignRunning = false
+  const alignNext = async () => {
+    if (alignRunning) return
+    alignRunning = true
+    try {
+      for (let index = alignQueue.shift(); index !== undefined; index = alignQueue.shift()) {
+        set({ aligning: alignQueue.length + 1 })
+        const open = get().open
+        const entry = open?.entries.find((e) => e.index === index)
+        const text = get().edits.texts?.[String(index)]
+        if (!open || !entry || entry.start === null || entry.end === null || text === undefined) continue
+        const words = tokensOf(text)
+        try {
+          const found = await alignTranscriptWords(open.transcript.id, {
+            start: entry.start,
+            end: entry.end,
+            words,
+          })
+          if (get().open !== open) return
+          const spans = found.words.map((w) => [w.start, w.end] as const)
+          const after = setTurnTiming(get().edits, index, text, spans)
+          if (after !== get().edits) {
+            set({ ...withEdits(after), timingNote: '' })
+            flush()
+          }
+        } catch (err) {
+          if (get().open !== open) return
+          const why =
+            err instanceof ApiRequestError && err.status === 422
+              ? 'the recognizer could not find them in its audio'
+              : 'the service could not align them'
+          set({ timingNote: `The new words of turn ${index + 1} are timed by proportion: ${why}.` })
+        }
+      }
+    } finally {
+      alignRunning = false
+      set({ aligning: alignQueue.length })
+    }
+  }
+  const alignChanged = (before: LabelEdits, after: LabelEdits) => {
+    const open = get().open
+    if (!open) return
+    for (const index of turnsToAlign(before, after, open.entries))
+      if (!alignQueue.includes(index)) alignQueue.push(index)
+    set({ aligning: alignQueue.length + (alignRunning ? 1 : 0) })
+    void alignNext()
+  }
+
   /** Saves the latest edits; one request at a time, and the latest edits win once it returns. */
   const flush = () => {
     if (saving) {
@@ -293,8 +359,11 @@ export const useReview = create<ReviewState>((set, get) => {
     splitTo: null,
     splitNote: '',
     mergeNote: '',
+    aligning: 0,
+    timingNote: '',
 
     async load(id, peaks) {
+      alignQueue.length = 0
       set({ loading: id, loadError: null })
       try {
         const transcript = await getTranscript(id)
@@ -331,6 +400,8 @@ export const useReview = create<ReviewState>((set, get) => {
           splitTo: null,
           splitNote: '',
           mergeNote: '',
+          aligning: 0,
+          timingNote: '',
         })
         if (!transcript.peaks && peaks) void saveTranscriptPeaks(id, peaks).catch(() => undefined)
         else if (!known) void measurePeaks(transcript)
@@ -345,6 +416,7 @@ export const useReview = create<ReviewState>((set, get) => {
     },
 
     close() {
+      alignQueue.length = 0
       if (typingResume) clearTimeout(typingResume)
       typingResume = null
       set({
@@ -366,6 +438,7 @@ export const useReview = create<ReviewState>((set, get) => {
       if (after === before || JSON.stringify(after) === JSON.stringify(before)) return
       set({ ...withEdits(after), history: [...get().history, before], mergeNote: '' })
       flush()
+      alignChanged(before, after)
     },
 
     splitAtPlayhead() {
