@@ -92,6 +92,12 @@ const ROUTES: Route[] = [
     roles: REVIEWER,
     badBody: { body: {}, param: 'data' },
   },
+  {
+    method: 'POST',
+    path: '/api/transcripts/:id/alignments',
+    roles: REVIEWER,
+    badBody: { body: { start: 0, end: 1, words: 'none' }, param: 'words' },
+  },
   { method: 'DELETE', path: '/api/transcripts/:id', roles: REVIEWER },
   { method: 'GET', path: '/api/v1/tts/realtime', roles: DESIGNER, socket: true },
   { method: 'GET', path: '/api/v1/realtime', roles: REVIEWER, socket: true },
