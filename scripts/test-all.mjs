@@ -1,6 +1,6 @@
 // `npm test`: unit and integration tests (Vitest), end-to-end tests (Playwright), then every benchmark in its smoke
 // mode (bench/smoke.ts), totalled on a last line `N passed, N failed` as CI expects.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 
 const OUT = 'test-results'
@@ -9,9 +9,16 @@ mkdirSync(OUT, { recursive: true })
 /** Names of the failed tests, repeated at the end so a log's last lines say what failed, not only how many. */
 const failures = []
 
-function run(name, command, args, env, reportFile, count, failedNames) {
+/** A child's end: its exit status (null when a signal ended it) and the signal. */
+const exited = (child) =>
+  new Promise((resolve) => {
+    child.on('error', (error) => resolve({ status: null, signal: null, error }))
+    child.on('close', (status, signal) => resolve({ status, signal }))
+  })
+
+async function run(name, command, args, env, reportFile, count, failedNames) {
   rmSync(reportFile, { force: true })
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  const result = await exited(spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }))
   if (!existsSync(reportFile)) {
     console.error(`${name}: no report was written (exit ${result.status}); counted as one failure`)
     return { passed: 0, failed: 1 }
@@ -24,7 +31,7 @@ function run(name, command, args, env, reportFile, count, failedNames) {
   return totals
 }
 
-const unit = run(
+const unit = await run(
   'vitest',
   'npx',
   ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/unit.json`],
@@ -41,7 +48,7 @@ const unit = run(
 )
 // The e2e servers start together and each would build a stale app; build once first so they never race on dist/.
 spawnSync('node', ['scripts/build-if-needed.mjs'], { stdio: 'inherit' })
-const e2e = run(
+const e2eRun = run(
   'playwright',
   'npx',
   ['playwright', 'test', '--reporter=list,json'],
@@ -71,30 +78,53 @@ function playwrightTests(suites, path, status) {
 /**
  * Every benchmark `package.json` runs (`bench:*`, `eval:*`), once each with `--smoke`: tiny counts, so that none can
  * stop working unnoticed. The figures are printed, never judged; each run counts as one test, failed when it exits
- * non-zero, crashes or hangs past its time.
+ * non-zero, crashes or hangs past its time. They run one after another beside the end-to-end tests rather than after
+ * them: Playwright's one worker mostly waits on the app's real-time audio, and a smoke run's figures mean nothing
+ * anyway, so sharing the machine changes no outcome (docs/deploy.md, Where CI time goes). Each one's output is
+ * printed whole when it ends, so it never interleaves with Playwright's lines.
  */
 const BENCH_TIMEOUT_MS = 5 * 60_000
 const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts
 const bench = { passed: 0, failed: 0 }
-for (const name of Object.keys(scripts).filter((n) => /^(bench|eval):/.test(n))) {
-  console.log(`\n--- ${name} --smoke`)
+
+async function smoke(name) {
   const started = Date.now()
-  const result = spawnSync('npm', ['run', '--silent', name, '--', '--smoke'], {
-    stdio: 'inherit',
+  // Its own process group, so a hung benchmark is killed with the servers it started.
+  const child = spawn('npm', ['run', '--silent', name, '--', '--smoke'], {
     env: { ...process.env, BENCH_SMOKE: '1' },
-    timeout: BENCH_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   })
+  const output = []
+  child.stdout.on('data', (chunk) => output.push(chunk))
+  child.stderr.on('data', (chunk) => output.push(chunk))
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    try {
+      process.kill(-child.pid, 'SIGKILL')
+    } catch {}
+  }, BENCH_TIMEOUT_MS)
+  const result = await exited(child)
+  clearTimeout(timer)
   const seconds = ((Date.now() - started) / 1000).toFixed(0)
-  if (result.status === 0) bench.passed++
+  const ok = result.status === 0
+  const why = timedOut ? 'timed out' : `exit ${result.status ?? result.signal}`
+  if (ok) bench.passed++
   else {
     bench.failed++
-    const why = result.error?.code === 'ETIMEDOUT' ? 'timed out' : `exit ${result.status ?? result.signal}`
-    console.error(`${name} --smoke failed (${why})`)
     failures.push(`bench: ${name} --smoke (${why})`)
   }
-  console.log(`--- ${name} --smoke: ${result.status === 0 ? 'ran' : 'FAILED'} in ${seconds} s`)
+  process.stdout.write(
+    `\n--- ${name} --smoke\n${Buffer.concat(output).toString()}` +
+      `${ok ? '' : `${name} --smoke failed (${why})\n`}--- ${name} --smoke: ${ok ? 'ran' : 'FAILED'} in ${seconds} s\n`,
+  )
 }
+
+const benches = (async () => {
+  for (const name of Object.keys(scripts).filter((n) => /^(bench|eval):/.test(n))) await smoke(name)
+})()
+const [e2e] = await Promise.all([e2eRun, benches])
 
 if (failures.length > 0) console.log(`\nfailed or flaky:\n${failures.map((f) => `  ${f}`).join('\n')}\n`)
 const passed = unit.passed + e2e.passed + bench.passed
