@@ -1,5 +1,12 @@
 import { expect, type Page, test } from '@playwright/test'
-import { editor, freshScript, playbackStatus, seriousViolations, transport } from './support.ts'
+import {
+  editor,
+  expectNoSidewaysScroll,
+  freshScript,
+  playbackStatus,
+  seriousViolations,
+  transport,
+} from './support.ts'
 
 /**
  * A dialogue with a cast, against the real backend and the real local speech service in Chromium: the speaker names
@@ -110,4 +117,23 @@ test('prose that only looks like a speaker is spoken as written and not flagged'
     .click()
   await expect(playbackStatus(page)).toHaveText(/Finished/, { timeout: SERVICE_WORK })
   expect(sent.map((r) => r.input)).toEqual(['Note: this line is prose, and every word of it is spoken.'])
+})
+
+test('the Cast region works from the keyboard and fits a phone', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await freshScript(page, ['MARY JANE WATSON: A long name that must still fit the window.'])
+  const cast = page.getByRole('region', { name: 'Cast' })
+  const name = cast.getByRole('textbox', { name: 'Cast member name' })
+  await name.fill('Mary Jane Watson')
+  await name.press('Enter')
+  await expect(name).toHaveValue('')
+  const member = cast.locator('summary', { hasText: 'Mary Jane Watson' })
+  await expect(member).toHaveText(/1 line/)
+  await member.focus()
+  await member.press('Enter')
+  await expect(cast.getByRole('group', { name: 'Voice for Mary Jane Watson' })).toBeVisible()
+  await expectNoSidewaysScroll(page)
+  expect(await seriousViolations(page)).toEqual([])
+  await cast.getByRole('button', { name: 'Remove Mary Jane Watson from the cast' }).press('Enter')
+  await expect(cast.getByText('No cast: every line is spoken in the script’s voice.')).toBeVisible()
 })
