@@ -1,6 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { memo, useEffect, useMemo, useState } from 'react'
-import { builtinVoiceLanguage, type ResponseFormat, SECOND_GEN_MODEL } from '../../../schema/index.ts'
+import {
+  builtinVoiceLanguage,
+  MAX_CAST_MEMBERS,
+  type ResponseFormat,
+  SECOND_GEN_MODEL,
+} from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
 import { scriptListQuery } from '../../api/scripts.ts'
 import { scriptTakesQuery } from '../../api/takes.ts'
@@ -231,8 +236,12 @@ export function ScriptPage() {
             onSelectionChange={setSelection}
             onPlayLine={playLine}
             cast={script.cast}
-            onAddToCast={(name) =>
-              script.setCast([...script.cast, newCastMember(name, script.settings, script.cast)])
+            // A full cast takes no one more: the flagged names are not offered then.
+            onAddToCast={
+              script.cast.length < MAX_CAST_MEMBERS
+                ? (name) =>
+                    script.setCast([...script.cast, newCastMember(name, script.settings, script.cast)])
+                : undefined
             }
           />
         </div>
