@@ -107,14 +107,15 @@ export function CastPanel({ cast, onChange, script, lines, savedVoices, onSample
         <ul className="cast-members">
           {cast.map((member, i) => {
             const count = spoken(member)
+            const voice = effectiveSettings(script, member.settings).voice
+            const saved = savedVoices.find((v) => v.id === voice)
             return (
               <li key={speakerKey(member.name)}>
                 <details>
                   <summary>
                     {member.name}{' '}
                     <span className="hint">
-                      {effectiveSettings(script, member.settings).voice} · {count}{' '}
-                      {count === 1 ? 'line' : 'lines'}
+                      {saved ? `${saved.name} (saved)` : voice} · {count} {count === 1 ? 'line' : 'lines'}
                     </span>
                   </summary>
                   <LineOverrideForm
