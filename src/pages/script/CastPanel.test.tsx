@@ -95,5 +95,6 @@ describe('ScriptEditor with a cast', () => {
     expect(offers.map((b) => b.textContent)).toEqual(['Add BOB to the cast'])
     await user.click(offers[0] as HTMLElement)
     expect(onAddToCast).toHaveBeenCalledWith('BOB')
+    expect(document.activeElement?.textContent).toBe('Markup: 2 warnings.')
   })
 })

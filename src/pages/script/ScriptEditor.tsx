@@ -456,9 +456,17 @@ function IssueList({ issues, onShow, onAddToCast }: IssueListProps) {
         listed.findIndex((o) => o.speaker && speakerKey(o.speaker) === speakerKey(issue.speaker ?? '')) === i,
     ),
   )
+  // The button goes once its name is in the cast; focus stays in the checks, on their summary, rather than being lost.
+  const summaryRef = useRef<HTMLParagraphElement>(null)
+  const addToCast = (name: string) => {
+    onAddToCast?.(name)
+    summaryRef.current?.focus()
+  }
   return (
     <div className="script-editor-issues" aria-live="polite">
-      <p className="script-editor-issues-summary">{summarizeIssues(issues)}</p>
+      <p className="script-editor-issues-summary" ref={summaryRef} tabIndex={-1}>
+        {summarizeIssues(issues)}
+      </p>
       {listed.length > 0 && (
         <ul>
           {listed.map((issue) => (
@@ -470,7 +478,7 @@ function IssueList({ issues, onShow, onAddToCast }: IssueListProps) {
                 {issue.message}
               </button>
               {issue.speaker && onAddToCast && offers.has(issue) && (
-                <button type="button" onClick={() => onAddToCast(issue.speaker as string)}>
+                <button type="button" onClick={() => addToCast(issue.speaker as string)}>
                   Add {issue.speaker} to the cast
                 </button>
               )}
