@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isSpeakerName, MAX_CAST_NAME_CHARS, speakerKey } from './speaker.ts'
 import { decodingField, MAX_INPUT_CHARS, MODES } from './speech.ts'
 import { MODELS } from './voices.ts'
 
@@ -53,11 +54,44 @@ export const scriptLineSchema = z.strictObject({
 })
 export type ScriptLine = z.infer<typeof scriptLineSchema>
 
+/** A dialogue's speakers; more would not fit a cast list anyone can read. */
+export const MAX_CAST_MEMBERS = 50
+
+/**
+ * A cast member: lines starting with `NAME:` are theirs (schema/speaker.ts). Their settings are a partial override
+ * like a line's: each field given replaces the script's, and a line's own override replaces theirs.
+ */
+export const castMemberSchema = z.strictObject({
+  name: z
+    .string()
+    .max(MAX_CAST_NAME_CHARS)
+    .refine(isSpeakerName, {
+      error: `a cast name is 1 to 3 words, each starting with a capital letter, at most ${MAX_CAST_NAME_CHARS} characters (as a line starts with it: "ALICE: Hello")`,
+    }),
+  settings: lineOverrideSchema,
+})
+export type CastMember = z.infer<typeof castMemberSchema>
+
+export const castSchema = z
+  .array(castMemberSchema)
+  .max(MAX_CAST_MEMBERS)
+  .superRefine((cast, ctx) => {
+    const seen = new Set<string>()
+    for (const [i, member] of cast.entries()) {
+      const key = speakerKey(member.name)
+      if (seen.has(key))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `${member.name} is in the cast twice` })
+      seen.add(key)
+    }
+  })
+
 export const scriptDocumentSchema = z
   .strictObject({
     title: z.string().trim().min(1).max(MAX_SCRIPT_TITLE_CHARS),
     settings: voiceSettingsSchema,
     lines: z.array(scriptLineSchema).min(1).max(MAX_SCRIPT_LINES),
+    /** Absent in scripts saved before casts, and in those without one. */
+    cast: castSchema.optional(),
   })
   .superRefine((doc, ctx) => {
     if (scriptCharacters(doc.lines) > MAX_SCRIPT_CHARS)
@@ -84,6 +118,7 @@ export const savedScriptSchema = z.object({
   title: z.string(),
   settings: voiceSettingsSchema,
   lines: z.array(scriptLineSchema),
+  cast: z.array(castMemberSchema).default([]),
   /** Increases with every save; a save names the revision it was made on (409 when another save came between). */
   revision: z.number().int().min(1),
   created_at: z.number().int(),

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   defaultVoiceFor,
+  MAX_CAST_MEMBERS,
+  MAX_CAST_NAME_CHARS,
   MAX_SCRIPT_CHARS,
   MAX_SCRIPT_LINES,
   MAX_SCRIPT_TITLE_CHARS,
@@ -355,6 +357,14 @@ describe('validation at the limits', () => {
     }
     const saved = await create(designer, largest)
     expect(saved.lines).toHaveLength(MAX_SCRIPT_LINES)
+    // With the largest cast too, each member with every setting.
+    const cast = Array.from({ length: MAX_CAST_MEMBERS }, (_, i) => ({
+      name: `${'N'.repeat(MAX_CAST_NAME_CHARS - 8)}${i.toString().padStart(8, '0')}`,
+      settings: override,
+    }))
+    const withCast = await create(designer, { ...largest, cast })
+    expect(withCast.cast).toHaveLength(MAX_CAST_MEMBERS)
+    await call(designer, 'DELETE', `/${withCast.id}`)
     const put = await call(designer, 'PUT', `/${saved.id}`, { script: largest, revision: 1 })
     expect(put.status).toBe(200)
 
@@ -368,7 +378,96 @@ describe('validation at the limits', () => {
   })
 })
 
+describe('the cast', () => {
+  const alice = { name: 'Alice', settings: { voice: 'captain_01', speed: 0.9 } }
+  const bob = { name: 'Dr. Bob', settings: { model: 'svc-tts-mini-0.8', voice: 'Jasper' } }
+
+  it('is kept with the script and saved with it; a script without one has an empty cast', async () => {
+    const created = await create(designer, doc(['Alice: Hello.', 'DR. BOB: Hi.'], { cast: [alice, bob] }))
+    expect(created.cast).toStrictEqual([alice, bob])
+    expect(await current(designer, created.id)).toStrictEqual(created)
+    // Unset settings (and null decoding fields) stay out, as a line's do.
+    const recast = [{ name: 'Alice', settings: { temperature: null, top_k: 40 } }]
+    const put = await call(designer, 'PUT', `/${created.id}`, {
+      script: doc(['Alice: Hi.'], { cast: recast }),
+      revision: 1,
+    })
+    expect(put.status).toBe(200)
+    expect(savedScriptSchema.parse(await put.json()).cast).toStrictEqual([
+      { name: 'Alice', settings: { top_k: 40 } },
+    ])
+    // A save without a cast leaves none.
+    const plain = await call(designer, 'PUT', `/${created.id}`, { script: doc(), revision: 2 })
+    expect((await plain.json()).cast).toStrictEqual([])
+    expect((await create(designer, doc())).cast).toStrictEqual([])
+  })
+
+  it('refuses a hostile cast, naming the field, and changes nothing', async () => {
+    const { id } = await create(designer, doc(['Alice: Hello.'], { cast: [alice] }))
+    const before = await current(designer, id)
+    const refusals: [unknown, string][] = [
+      ['Alice', 'cast'],
+      [{ Alice: {} }, 'cast'],
+      [[null], 'cast.0'],
+      [[{ name: 42, settings: {} }], 'cast.0.name'],
+      [[{ settings: {} }], 'cast.0.name'],
+      [[{ name: 'Alice' }], 'cast.0.settings'],
+      [[{ name: '', settings: {} }], 'cast.0.name'],
+      [[{ name: 'alice', settings: {} }], 'cast.0.name'],
+      [[{ name: 'Alice:', settings: {} }], 'cast.0.name'],
+      [[{ name: ' Alice', settings: {} }], 'cast.0.name'],
+      [[{ name: 'Alice\nBob', settings: {} }], 'cast.0.name'],
+      [[{ name: 'One Two Three Four', settings: {} }], 'cast.0.name'],
+      [[{ name: `A${'a'.repeat(MAX_CAST_NAME_CHARS)}`, settings: {} }], 'cast.0.name'],
+      [[{ name: `A${'a'.repeat(100_000)}`, settings: {} }], 'cast.0.name'],
+      [[alice, { name: 'ALICE', settings: {} }], 'cast.1.name'],
+      [[{ ...alice, role: 'lead' }], 'cast.0.role'],
+      [[{ name: 'Alice', settings: { colour: 'red' } }], 'cast.0.settings.colour'],
+      [[{ name: 'Alice', settings: { temperature: 2.5 } }], 'cast.0.settings.temperature'],
+      [[{ name: 'Alice', settings: { model: 'gpt-voice' } }], 'cast.0.settings.model'],
+      [[{ name: 'Alice', settings: { voice: '' } }], 'cast.0.settings.voice'],
+      [[{ name: 'Alice', settings: { speed: '1' } }], 'cast.0.settings.speed'],
+      [
+        Array.from({ length: MAX_CAST_MEMBERS + 1 }, (_, i) => ({ name: `Speaker${i}`, settings: {} })),
+        'cast',
+      ],
+    ]
+    for (const [cast, param] of refusals) {
+      await expectRefused(await call(designer, 'POST', '', doc(['Hi.'], { cast })), 400, param)
+      await expectRefused(
+        await call(designer, 'PUT', `/${id}`, { script: doc(['Hi.'], { cast }), revision: 1 }),
+        400,
+        `script.${param}`,
+      )
+    }
+    expect(await current(designer, id)).toStrictEqual(before)
+  })
+})
+
 describe(`the store on ${TEST_BACKEND}`, () => {
+  it('reads a script saved before casts as one with an empty cast', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scripts-store-'))
+    const database = testDatabase()
+    const db = await database.open(dir)
+    try {
+      const store = new ScriptStore(db)
+      const document = scriptDocumentSchema.parse(doc(['Before casts.']))
+      const created = await store.create('ana', document, 100)
+      // The document column as the store wrote it before casts: settings and lines only.
+      await db.db
+        .updateTable('scripts')
+        .set({ document: JSON.stringify({ settings: document.settings, lines: document.lines }) })
+        .where('id', '=', created.id)
+        .execute()
+      expect(await store.get('ana', created.id)).toStrictEqual({ ...created, cast: [] })
+      expect(savedScriptSchema.parse(await store.get('ana', created.id)).cast).toStrictEqual([])
+    } finally {
+      await db.close()
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('keeps scripts across closing and reopening the database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scripts-store-'))
     const database = testDatabase()

@@ -25,7 +25,8 @@ type Row = {
   updated_at: number
 }
 
-type Body = Pick<ScriptDocument, 'settings' | 'lines'>
+/** Scripts saved before casts have none in their document. */
+type Body = Pick<ScriptDocument, 'settings' | 'lines' | 'cast'>
 
 export const newScriptId = () => `scr_${randomBytes(16).toString('hex')}`
 
@@ -108,7 +109,7 @@ export class ScriptStore {
 
 /** The columns a document fills. */
 function columns(doc: ScriptDocument) {
-  const body: Body = { settings: doc.settings, lines: doc.lines }
+  const body: Body = { settings: doc.settings, lines: doc.lines, cast: doc.cast ?? [] }
   return {
     title: doc.title,
     document: JSON.stringify(body),
@@ -124,6 +125,7 @@ function toSaved(row: Row): SavedScript {
     title: row.title,
     settings: body.settings,
     lines: body.lines,
+    cast: body.cast ?? [],
     revision: row.revision,
     created_at: row.created_at,
     updated_at: row.updated_at,

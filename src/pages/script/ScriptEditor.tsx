@@ -19,6 +19,7 @@ import {
   SECOND_GEN_MODEL,
   SOUND_TAGS,
   scriptCharacters,
+  speakerKey,
 } from '../../../schema/index.ts'
 import { linesToText, reconcileLines } from './line-ids.ts'
 import { insertTag, type TextEdit, toggleEmphasis } from './markup-insert.ts'
@@ -36,6 +37,9 @@ export interface ScriptEditorProps {
   onSelectionChange?(selected: string): void
   /** Keyboard shortcut: play the caret's line. */
   onPlayLine?(lineId: string): void
+  /** The script's cast: speaker names it lacks are flagged, with a button that adds them (onAddToCast). */
+  cast?: readonly { name: string }[]
+  onAddToCast?(name: string): void
 }
 
 const SEVERITY_WORD: Record<Severity, string> = { error: 'Problem', warning: 'Warning', info: 'Hint' }
@@ -78,13 +82,15 @@ export function ScriptEditor({
   onCaretLine,
   onSelectionChange,
   onPlayLine,
+  cast,
+  onAddToCast,
 }: ScriptEditorProps) {
   const id = useId()
   const textareaRef = useRef<HTMLTextAreaElement>(null)
   const mirrorRef = useRef<HTMLDivElement>(null)
   const paletteRef = useRef<HTMLDivElement>(null)
   const text = useMemo(() => linesToText(lines), [lines])
-  const issues = useMemo(() => lintScript(lines, model), [lines, model])
+  const issues = useMemo(() => lintScript(lines, model, cast), [lines, model, cast])
   const issuesByLine = useMemo(() => {
     const byLine = new Map<string, MarkupIssue[]>()
     for (const issue of issues) {
@@ -282,7 +288,7 @@ export function ScriptEditor({
         or removes it again. Alt+Shift+M moves to the markup buttons; arrow keys move between them, Escape
         returns to the script.
       </p>
-      <IssueList issues={issues} onShow={showIssue} />
+      <IssueList issues={issues} onShow={showIssue} onAddToCast={onAddToCast} />
     </div>
   )
 }
@@ -434,11 +440,33 @@ export function summarizeIssues(issues: readonly MarkupIssue[]): string {
   return `Markup: ${parts.join(', ')}.`
 }
 
-function IssueList({ issues, onShow }: { issues: readonly MarkupIssue[]; onShow(issue: MarkupIssue): void }) {
+interface IssueListProps {
+  issues: readonly MarkupIssue[]
+  onShow(issue: MarkupIssue): void
+  onAddToCast?(name: string): void
+}
+
+function IssueList({ issues, onShow, onAddToCast }: IssueListProps) {
   const listed = issues.slice(0, MAX_LISTED_ISSUES)
+  // One button per missing name, on its first line: the same name flagged on ten lines is added once.
+  const offers = new Set(
+    listed.filter(
+      (issue, i) =>
+        issue.speaker !== undefined &&
+        listed.findIndex((o) => o.speaker && speakerKey(o.speaker) === speakerKey(issue.speaker ?? '')) === i,
+    ),
+  )
+  // The button goes once its name is in the cast; focus stays in the checks, on their summary, rather than being lost.
+  const summaryRef = useRef<HTMLParagraphElement>(null)
+  const addToCast = (name: string) => {
+    onAddToCast?.(name)
+    summaryRef.current?.focus()
+  }
   return (
     <div className="script-editor-issues" aria-live="polite">
-      <p className="script-editor-issues-summary">{summarizeIssues(issues)}</p>
+      <p className="script-editor-issues-summary" ref={summaryRef} tabIndex={-1}>
+        {summarizeIssues(issues)}
+      </p>
       {listed.length > 0 && (
         <ul>
           {listed.map((issue) => (
@@ -449,6 +477,11 @@ function IssueList({ issues, onShow }: { issues: readonly MarkupIssue[]; onShow(
                 </span>{' '}
                 {issue.message}
               </button>
+              {issue.speaker && onAddToCast && offers.has(issue) && (
+                <button type="button" onClick={() => addToCast(issue.speaker as string)}>
+                  Add {issue.speaker} to the cast
+                </button>
+              )}
             </li>
           ))}
         </ul>

@@ -1,6 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { memo, useEffect, useMemo, useState } from 'react'
-import { builtinVoiceLanguage, type ResponseFormat, SECOND_GEN_MODEL } from '../../../schema/index.ts'
+import {
+  builtinVoiceLanguage,
+  MAX_CAST_MEMBERS,
+  type ResponseFormat,
+  SECOND_GEN_MODEL,
+} from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
 import { scriptListQuery } from '../../api/scripts.ts'
 import { scriptTakesQuery } from '../../api/takes.ts'
@@ -8,6 +13,7 @@ import { voiceCatalogQuery } from '../../api/voices.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
+import { CastPanel, newCastMember } from './CastPanel.tsx'
 import { LiveBox } from './LiveBox.tsx'
 import { LivePlaybackStats, PlaybackStatusLine, StopButton } from './PlaybackStatus.tsx'
 import { finalRender, type LinePlan, playLines, useLineBeingHeard, usePreview } from './preview.ts'
@@ -15,7 +21,7 @@ import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
 import { ScriptEditor, type ScriptEditorProps } from './ScriptEditor.tsx'
 import { LineOverrideForm, SettingsForm } from './SettingsForm.tsx'
 import { scriptText, useScript } from './script-store.ts'
-import { effectiveSettings, isSavedVoice, toSpeechRequest, voiceFor } from './settings.ts'
+import { isSavedVoice, resolveLine, toSpeechRequest, voiceFor } from './settings.ts'
 import { downloadChosen, FormatSelect, TakeList } from './TakeList.tsx'
 import { loadStoredTakes } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
@@ -118,14 +124,16 @@ export function ScriptPage() {
   const planFor = (lineId: string, text?: string): LinePlan | null => {
     const line = script.lines.find((l) => l.id === lineId)
     if (!line) return null
-    const settings = effectiveSettings(script.settings, line.override)
-    return { lineId, text: text ?? line.text, settings, reference: references[lineId] ?? null }
+    const { settings, input } = resolveLine(script, line, text)
+    return { lineId, text: text ?? line.text, input, settings, reference: references[lineId] ?? null }
   }
+  // What the caret line inherits before its own override: its cast member's settings, else the script's.
+  const caretBase = caretLine ? resolveLine(script, { text: caretLine.text }) : null
   const play = (plans: Array<LinePlan | null>) =>
     void playLines(plans.filter((p): p is LinePlan => p !== null))
   const playLine = (lineId: string) => play([planFor(lineId)])
-  const playSample = (voice: string) => {
-    const settings = { ...effectiveSettings(script.settings, caretLine?.override), voice }
+  const playSample = (voice: string, base = caretLine && resolveLine(script, caretLine).settings) => {
+    const settings = { ...(base ?? script.settings), voice }
     void usePlayback.getState().play(toSpeechRequest(settings, sampleLine(voice)))
   }
 
@@ -227,6 +235,14 @@ export function ScriptPage() {
             onCaretLine={setCaretLineId}
             onSelectionChange={setSelection}
             onPlayLine={playLine}
+            cast={script.cast}
+            // A full cast takes no one more: the flagged names are not offered then.
+            onAddToCast={
+              script.cast.length < MAX_CAST_MEMBERS
+                ? (name) =>
+                    script.setCast([...script.cast, newCastMember(name, script.settings, script.cast)])
+                : undefined
+            }
           />
         </div>
 
@@ -282,12 +298,13 @@ export function ScriptPage() {
               <details>
                 <summary>Settings for this line{caretLine.override ? ' (own settings)' : ''}</summary>
                 <LineOverrideForm
-                  key={caretLine.id}
-                  script={script.settings}
+                  key={`${caretLine.id}:${caretBase?.speaker ?? ''}`}
+                  script={caretBase?.settings ?? script.settings}
+                  base={caretBase?.speaker ?? 'script'}
                   value={caretLine.override}
                   onChange={(override) => script.setOverride(caretLine.id, override)}
                   savedVoices={savedVoices}
-                  onSample={playSample}
+                  onSample={(voice) => playSample(voice)}
                   idPrefix="line"
                 />
               </details>
@@ -358,8 +375,16 @@ export function ScriptPage() {
             value={script.settings}
             onChange={setSettings}
             savedVoices={savedVoices}
-            onSample={playSample}
+            onSample={(voice) => playSample(voice, script.settings)}
             idPrefix="script"
+          />
+          <CastPanel
+            cast={script.cast}
+            onChange={script.setCast}
+            script={script.settings}
+            lines={script.lines}
+            savedVoices={savedVoices}
+            onSample={playSample}
           />
         </aside>
       </div>

@@ -78,13 +78,18 @@ function presetText(mode: Mode | undefined, field: DecodingField): string {
     : `From the ${mode ?? DEFAULT_MODE} preset: ${value}`
 }
 
-function sameAsScriptText(script: VoiceSettings, mode: Mode | undefined, field: DecodingField): string {
+function sameAsScriptText(
+  script: VoiceSettings,
+  mode: Mode | undefined,
+  field: DecodingField,
+  base = 'script',
+): string {
   const own = script[field]
-  if (own !== undefined) return `Same as script: ${own}`
+  if (own !== undefined) return `Same as ${base}: ${own}`
   const value = presetValue(mode, field)
   return value === undefined
-    ? 'Same as script: not sent'
-    : `Same as script, from the ${mode ?? DEFAULT_MODE} preset: ${value}`
+    ? `Same as ${base}: not sent`
+    : `Same as ${base}, from the ${mode ?? DEFAULT_MODE} preset: ${value}`
 }
 
 /**
@@ -159,9 +164,11 @@ export interface LineOverrideFormProps {
   savedVoices: readonly SavedVoiceOption[]
   onSample(voiceId: string): void
   idPrefix?: string
+  /** Whose settings these are: "this line" (the default) or a cast member's name. */
+  subject?: string
+  /** Whose settings an unset field keeps: "script" (the default), or the cast member who speaks the line. */
+  base?: string
 }
-
-const FOR_LINE = 'Set for this line'
 
 /** One line's own settings: each field is "Same as script" or set for this line. */
 export function LineOverrideForm({
@@ -171,7 +178,10 @@ export function LineOverrideForm({
   savedVoices,
   onSample,
   idPrefix,
+  subject = 'this line',
+  base = 'script',
 }: LineOverrideFormProps) {
+  const FOR_LINE = `Set for ${subject}`
   const generatedId = useId()
   const ids = idPrefix ?? generatedId
   const schema = useMemo(
@@ -217,15 +227,15 @@ export function LineOverrideForm({
   const inheritedVoice = effectiveSettings(script, { model: line.model }).voice
   const voiceText =
     inheritedVoice === script.voice
-      ? `Same as script: ${voiceName(script.voice, savedVoices)}`
-      : `Same as script would be ${voiceName(script.voice, savedVoices)}, which ${line.model} does not have: this line uses ${inheritedVoice}`
+      ? `Same as ${base}: ${voiceName(script.voice, savedVoices)}`
+      : `Same as ${base} would be ${voiceName(script.voice, savedVoices)}, which ${line.model} does not have: ${subject} uses ${inheritedVoice}`
 
   return (
     <FormProvider {...form}>
       <div className="settings-form line-override">
         <ModelSetting
           idPrefix={ids}
-          fallback={{ toggle: FOR_LINE, text: `Same as script: ${script.model}` }}
+          fallback={{ toggle: FOR_LINE, text: `Same as ${base}: ${script.model}` }}
           initial={script.model}
         />
         <Setting
@@ -238,7 +248,7 @@ export function LineOverrideForm({
           {() => (
             <VoicePicker
               idPrefix={`${ids}-voices`}
-              legend="Voice for this line"
+              legend={`Voice for ${subject}`}
               model={line.model}
               value={line.voice}
               onChange={(voice) => setValue('voice', voice, { shouldValidate: true, shouldDirty: true })}
@@ -251,7 +261,7 @@ export function LineOverrideForm({
           idPrefix={ids}
           fallback={{
             toggle: FOR_LINE,
-            text: `Same as script: ${script.speed ?? `${DEFAULT_SPEED} (default)`}`,
+            text: `Same as ${base}: ${script.speed ?? `${DEFAULT_SPEED} (default)`}`,
           }}
           initial={script.speed ?? DEFAULT_SPEED}
         />
@@ -261,13 +271,15 @@ export function LineOverrideForm({
           current={{ ...script, mode: line.mode }}
           modeFallback={{
             toggle: FOR_LINE,
-            text: `Same as script: ${script.mode ?? `${DEFAULT_MODE} (default)`}`,
+            text: `Same as ${base}: ${script.mode ?? `${DEFAULT_MODE} (default)`}`,
           }}
-          fallback={(field) => ({ toggle: FOR_LINE, text: sameAsScriptText(script, line.mode, field) })}
+          fallback={(field) => ({ toggle: FOR_LINE, text: sameAsScriptText(script, line.mode, field, base) })}
         />
         <div className="buttons">
           <button type="button" onClick={() => reset({})}>
-            Use the script’s settings for every field
+            {base === 'script'
+              ? 'Use the script’s settings for every field'
+              : `Use ${base}’s settings for every field`}
           </button>
         </div>
       </div>

@@ -186,3 +186,55 @@ describe('highlightLine', () => {
         ).toBe(text)
   })
 })
+
+describe('lintScript: speakers the cast lacks', () => {
+  const lines = (...texts: string[]) => texts.map((text, i) => ({ id: `ln_${i}`, text }))
+  const speakerIssues = (texts: string[], cast: { name: string }[]) =>
+    lintScript(lines(...texts), V2, cast)
+      .filter((i) => i.speaker !== undefined)
+      .map((i) => [i.lineIndex, i.start, i.end, i.severity, i.speaker])
+
+  it('flags each name the cast does not have, on its name, and never a member', () => {
+    const cast = [{ name: 'Alice' }]
+    expect(speakerIssues(['ALICE: Hi.', '  Bob: Hello.', 'Note: prose.', 'plain'], cast)).toEqual([
+      [1, 2, 5, 'warning', 'Bob'],
+      [2, 0, 4, 'warning', 'Note'],
+    ])
+    const [issue] = lintScript(lines('Bob: Hello.'), V2, cast)
+    expect(issue?.message).toBe(
+      'Bob is not in the cast: the line is read in the script’s voice, “Bob:” included. Add Bob to the cast to give the line their voice',
+    )
+  })
+
+  it('leaves prose alone in a script without a cast', () => {
+    expect(speakerIssues(['Note: this is prose.', 'More prose.'], [])).toEqual([])
+    expect(speakerIssues(['Note: one.', 'Note: two.'], [])).toEqual([])
+  })
+
+  it('flags a script without a cast that reads as a dialogue: two names, or one in capitals', () => {
+    expect(speakerIssues(['Alice: Hi.', 'Bob: Hello.'], [])).toEqual([
+      [0, 0, 5, 'warning', 'Alice'],
+      [1, 0, 3, 'warning', 'Bob'],
+    ])
+    expect(speakerIssues(['NARRATOR: Once.', 'It was dark.'], [])).toEqual([[0, 0, 8, 'warning', 'NARRATOR']])
+    expect(lintScript(lines('NARRATOR: Once.'), V2)[0]?.message).toContain(
+      'NARRATOR looks like a speaker, but the script has no cast',
+    )
+  })
+
+  it('still checks the markup after a speaker’s prefix, where it stands in the line', () => {
+    const issues = lintScript(lines('Alice: [happy] Hi.'), V2, [{ name: 'Alice' }])
+    expect(issues.map((i) => [i.start, i.end, i.severity])).toEqual([[7, 14, 'warning']])
+  })
+
+  it('reads an emotion tag right after a member’s prefix as starting the line, which is not sent', () => {
+    expect(lintScript(lines('Alice: [sad] I lost it.'), V2, [{ name: 'Alice' }])).toEqual([])
+    // A prefix the cast lacks is spoken, so the tag does stand mid-sentence there.
+    expect(lintScript(lines('Alice: [sad] I lost it.'), V2, [{ name: 'Bob' }]).map((i) => i.message)).toEqual(
+      [
+        expect.stringContaining('Alice is not in the cast'),
+        expect.stringContaining('[sad] stands mid-sentence'),
+      ],
+    )
+  })
+})

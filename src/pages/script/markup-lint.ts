@@ -12,6 +12,9 @@ import {
   type MarkupMatch,
   type ModelId,
   SOUND_TAGS,
+  speakerKey,
+  speakerPrefix,
+  spokenLine,
 } from '../../../schema/index.ts'
 
 export type SegmentKind = 'text' | 'emotion' | 'sound' | 'emphasis' | 'spoken-tag' | 'bad-emphasis'
@@ -31,6 +34,8 @@ export interface MarkupIssue {
   end: number
   severity: Severity
   message: string
+  /** A speaker-like name the cast lacks, which the page offers to add to it. */
+  speaker?: string
 }
 
 type LineIssue = Omit<MarkupIssue, 'lineId' | 'lineIndex'>
@@ -335,7 +340,54 @@ export function highlightLine(text: string, model: ModelId): Segment[] {
   return segments
 }
 
-export function lintScript(lines: readonly { id: string; text: string }[], model: ModelId): MarkupIssue[] {
+/** Written in capitals, as scripts write speakers ("NARRATOR"): two letters or more and none in lower case. */
+const inCapitals = (name: string) => /\p{Lu}.*\p{Lu}/u.test(name) && !/\p{Ll}/u.test(name)
+
+/**
+ * Speaker prefixes the cast has no one for: those lines are read whole in the script's voice, the name included.
+ * With a cast, every such name is said. Without one, prose ("Note: this") must not be flagged, so a name is said
+ * only when the script reads as a dialogue: two different speaker-like names, or a name written in capitals.
+ */
+function unknownSpeakers(
+  lines: readonly { text: string }[],
+  cast: readonly { name: string }[],
+): Array<{ lineIndex: number; issue: LineIssue }> {
+  const known = new Set(cast.map((m) => speakerKey(m.name)))
+  const prefixes = lines.map((l) => speakerPrefix(l.text))
+  const names = new Set(prefixes.flatMap((p) => (p ? [speakerKey(p.name)] : [])))
+  const dialogue = known.size > 0 || names.size >= 2
+  return prefixes.flatMap((prefix, lineIndex) => {
+    if (!prefix || known.has(speakerKey(prefix.name))) return []
+    if (!dialogue && !inCapitals(prefix.name)) return []
+    const why =
+      known.size > 0
+        ? `${prefix.name} is not in the cast`
+        : `${prefix.name} looks like a speaker, but the script has no cast`
+    const message = `${why}: the line is read in the script’s voice, “${prefix.name}:” included. Add ${prefix.name} to the cast to give the line their voice`
+    return [
+      {
+        lineIndex,
+        issue: { start: prefix.start, end: prefix.end, severity: 'warning', message, speaker: prefix.name },
+      },
+    ]
+  })
+}
+
+/**
+ * The line as the model hears it, at the same positions: a cast member's prefix is not sent, so it is blanked out
+ * (it holds no markup; an emotion tag right after it starts the line).
+ */
+function asSpoken(text: string, cast: readonly { name: string }[]): string {
+  const { member, prefix } = spokenLine(text, cast)
+  return member && prefix ? ' '.repeat(prefix.textStart) + text.slice(prefix.textStart) : text
+}
+
+/** The markup checks of every line, and the speaker names the cast lacks (schema/speaker.ts). */
+export function lintScript(
+  lines: readonly { id: string; text: string }[],
+  model: ModelId,
+  cast: readonly { name: string }[] = [],
+): MarkupIssue[] {
   const issues: MarkupIssue[] = []
   const add = (lineIndex: number, issue: LineIssue) => {
     const line = lines[lineIndex]
@@ -343,7 +395,7 @@ export function lintScript(lines: readonly { id: string; text: string }[], model
   }
   let pending: { lineIndex: number; run: Run } | undefined
   lines.forEach((line, lineIndex) => {
-    const analysis = analyzeLine(line.text, model)
+    const analysis = analyzeLine(asSpoken(line.text, cast), model)
     for (const issue of analysis.issues) add(lineIndex, issue)
     const close = analysis.leadingClose
     if (pending && close) {
@@ -367,5 +419,6 @@ export function lintScript(lines: readonly { id: string; text: string }[], model
     if (analysis.trailingOpen) pending = { lineIndex, run: analysis.trailingOpen }
   })
   if (pending) add(pending.lineIndex, unclosedIssue(lines[pending.lineIndex]?.text ?? '', pending.run))
+  for (const { lineIndex, issue } of unknownSpeakers(lines, cast)) add(lineIndex, issue)
   return issues.sort((a, b) => a.lineIndex - b.lineIndex || a.start - b.start)
 }

@@ -1,10 +1,16 @@
 import { create } from 'zustand'
-import { SECOND_GEN_MODEL, type SpeechRequest, type VoiceSettings } from '../../../schema/index.ts'
+import {
+  SECOND_GEN_MODEL,
+  type SpeechRequest,
+  spokenLine,
+  type VoiceSettings,
+} from '../../../schema/index.ts'
 import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.ts'
 import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/speech.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { prebufferFor, usePlayback } from '../../state/playback.ts'
 import type { Reference } from './ReferencePanel.tsx'
+import { useScript } from './script-store.ts'
 import { toSpeechRequest } from './settings.ts'
 import { saveFinishedTake } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
@@ -16,7 +22,10 @@ import { useTakes } from './takes-store.ts'
 
 export interface LinePlan {
   lineId: string
+  /** The line as written, which its take keeps. */
   text: string
+  /** What is sent: the text without its speaker prefix when a cast member speaks it (settings.ts resolveLine). */
+  input: string
   settings: VoiceSettings
   /** A one-request reference clip: the line is spoken in its voice (second-generation model only). */
   reference: Reference | null
@@ -96,7 +105,7 @@ async function streamLine(
   push: (pcm: Int16Array, first: boolean) => void,
   timing: Promise<number | null> | null,
 ): Promise<void> {
-  const request = toSpeechRequest(plan.settings, plan.text)
+  const request = toSpeechRequest(plan.settings, plan.input)
   const takes = useTakes.getState()
   let takeId: string | null = null
   let heard = false
@@ -140,12 +149,12 @@ async function streamLine(
 
 /** Plays lines in order as one stream; each becomes a take of its line. */
 export function playLines(plans: LinePlan[], clickedAt = performance.now()): Promise<void> {
-  const usable = plans.filter((p) => p.text.trim() !== '')
+  const usable = plans.filter((p) => p.input.trim() !== '')
   if (usable.length === 0) return Promise.resolve()
   sharedTakePlayer().pause()
   usePreview.setState({ starts: [], lastPlans: usable, wait: null })
   // The longest any line needs: marked-up lines want the longer buffer.
-  const prebufferMs = Math.max(...usable.map((p) => prebufferFor(p.text)))
+  const prebufferMs = Math.max(...usable.map((p) => prebufferFor(p.input)))
   return usePlayback.getState().playSource(
     async (sink, signal) => {
       const timing = playTimeToFirstAudio()
@@ -169,7 +178,9 @@ export function playLines(plans: LinePlan[], clickedAt = performance.now()): Pro
 /**
  * The final render: every chosen take made again as one complete utterance (`stream: false`), which becomes the
  * line's chosen take. Only the second-generation model renders whole files, and a reference clip cannot be sent
- * with `stream: false` (4.2 takes no such field), so those lines keep their streamed take.
+ * with `stream: false` (4.2 takes no such field), so those lines keep their streamed take. A take keeps its line as
+ * written and the voice it was made in (its cast member's); the render sends the text as the script reads it now,
+ * without the speaker prefix of a cast member.
  */
 export async function finalRender(lineIds: readonly string[], signal?: AbortSignal): Promise<void> {
   const takes = useTakes.getState()
@@ -186,7 +197,8 @@ export async function finalRender(lineIds: readonly string[], signal?: AbortSign
   usePreview.setState({ renderNotes: notes, rendering: { done: 0, total: renderable.length } })
   try {
     for (const [i, take] of renderable.entries()) {
-      const request = { ...take.request, input: take.text, stream: false }
+      const input = spokenLine(take.text, useScript.getState().cast).input
+      const request = { ...take.request, input, stream: false }
       const pcm = await withCapacityRetry(() => renderSpeech(request, signal), {
         signal,
         onWait: (wait) => usePreview.setState({ wait }),

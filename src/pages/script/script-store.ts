@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import {
+  type CastMember,
   defaultVoiceFor,
   type LineOverride,
   type SavedScript,
@@ -26,6 +27,8 @@ export interface ScriptState {
   title: string
   settings: VoiceSettings
   lines: ScriptLine[]
+  /** Who speaks the lines that start with their name (settings.ts resolveLine). */
+  cast: CastMember[]
   save: SaveState
   saveError: string | null
   /** The version saved elsewhere when ours was refused as stale. */
@@ -39,6 +42,7 @@ export interface ScriptState {
   setSettings(settings: VoiceSettings): void
   setLines(lines: ScriptLine[]): void
   setOverride(lineId: string, override: LineOverride | undefined): void
+  setCast(cast: CastMember[]): void
   /** Replaces the script's text (import); lines whose text is unchanged keep their ids. */
   importText(text: string, title?: string): void
   saveNow(): Promise<void>
@@ -54,8 +58,8 @@ function blankLines(): ScriptLine[] {
   return [{ id: newLineId(), text: '' }]
 }
 
-function documentOf(s: Pick<ScriptState, 'title' | 'settings' | 'lines'>): ScriptDocument {
-  return { title: s.title.trim() || 'Untitled script', settings: s.settings, lines: s.lines }
+function documentOf(s: Pick<ScriptState, 'title' | 'settings' | 'lines' | 'cast'>): ScriptDocument {
+  return { title: s.title.trim() || 'Untitled script', settings: s.settings, lines: s.lines, cast: s.cast }
 }
 
 let timer: ReturnType<typeof setTimeout> | null = null
@@ -68,6 +72,7 @@ export const useScript = create<ScriptState>((set, get) => {
       title: saved.title,
       settings: saved.settings,
       lines: saved.lines,
+      cast: saved.cast,
       save: 'saved',
       saveError: null,
       theirs: null,
@@ -86,6 +91,7 @@ export const useScript = create<ScriptState>((set, get) => {
     title: 'Untitled script',
     settings: defaultSettings(),
     lines: blankLines(),
+    cast: [],
     save: 'new',
     saveError: null,
     theirs: null,
@@ -116,6 +122,7 @@ export const useScript = create<ScriptState>((set, get) => {
         title: 'Untitled script',
         settings: get().settings,
         lines: blankLines(),
+        cast: [],
         save: 'new',
         saveError: null,
         theirs: null,
@@ -125,6 +132,7 @@ export const useScript = create<ScriptState>((set, get) => {
     setTitle: (title) => edited({ title }),
     setSettings: (settings) => edited({ settings }),
     setLines: (lines) => edited({ lines }),
+    setCast: (cast) => edited({ cast }),
     setOverride(lineId, override) {
       edited({
         lines: get().lines.map((l) => {
@@ -153,7 +161,8 @@ export const useScript = create<ScriptState>((set, get) => {
             : await saveScript(s.id, doc, s.revision)
         // Edits made while saving stay dirty and are saved next.
         const now = get()
-        const unchanged = now.title === s.title && now.settings === s.settings && now.lines === s.lines
+        const unchanged =
+          now.title === s.title && now.settings === s.settings && now.lines === s.lines && now.cast === s.cast
         set({ id: saved.id, revision: saved.revision, save: unchanged ? 'saved' : 'dirty' })
         if (!unchanged) timer = setTimeout(() => void get().saveNow(), AUTOSAVE_DELAY_MS)
       } catch (err) {

@@ -13,6 +13,7 @@ import {
   describeSettings,
   effectiveSettings,
   presetValue,
+  resolveLine,
   sameSettings,
   toSpeechRequest,
   voiceFitsModel,
@@ -201,5 +202,65 @@ describe('compactOverride and sameSettings', () => {
     expect(sameSettings({ top_k: 5 }, { top_k: 6 })).toBe(false)
     expect(sameSettings({ min_p: 0 }, {})).toBe(false)
     expect(sameSettings(undefined, {})).toBe(true)
+  })
+})
+
+describe('resolveLine', () => {
+  const script = {
+    settings: { ...second, speed: 1.2, mode: 'stable' as const },
+    cast: [
+      { name: 'Alice', settings: { voice: 'captain_01', speed: 0.9 } },
+      { name: 'Bob', settings: { model: 'svc-tts-mini-0.8' as const, voice: 'Jasper' } },
+      { name: 'Cleo', settings: { temperature: 1.3 } },
+    ],
+  }
+
+  it('gives a cast member’s line their settings over the script’s, and sends it without the prefix', () => {
+    expect(resolveLine(script, { text: 'ALICE: Hello.' })).toEqual({
+      speaker: 'Alice',
+      settings: { ...second, voice: 'captain_01', speed: 0.9, mode: 'stable' },
+      input: 'Hello.',
+    })
+    // A member's other model brings its voice; what they leave unset stays the script's.
+    expect(resolveLine(script, { text: 'Bob: Hi.' }).settings).toEqual({
+      model: 'svc-tts-mini-0.8',
+      voice: 'Jasper',
+      speed: 1.2,
+      mode: 'stable',
+    })
+    // A member with no voice of their own speaks in the script's.
+    expect(resolveLine(script, { text: 'Cleo: Hi.' }).settings.voice).toBe(second.voice)
+  })
+
+  it('puts the line’s own override over its cast member’s settings', () => {
+    const line = { text: 'Alice: Hello.', override: { speed: 1.5, voice: 'robot_03' } }
+    expect(resolveLine(script, line).settings).toMatchObject({
+      voice: 'robot_03',
+      speed: 1.5,
+      mode: 'stable',
+    })
+    // An override of the model alone: the member's voice where that model has it, else its default.
+    expect(
+      resolveLine(script, { text: 'Alice: Hi.', override: { model: 'svc-tts-nano-0.8' } }).settings,
+    ).toEqual({ model: 'svc-tts-nano-0.8', voice: 'Bella', speed: 0.9, mode: 'stable' })
+  })
+
+  it('leaves lines of no cast member to the script, spoken as written', () => {
+    expect(resolveLine(script, { text: 'Note: this is prose.' })).toEqual({
+      speaker: null,
+      settings: script.settings,
+      input: 'Note: this is prose.',
+    })
+    expect(resolveLine({ settings: second }, { text: 'Alice: Hello.' })).toEqual({
+      speaker: null,
+      settings: second,
+      input: 'Alice: Hello.',
+    })
+  })
+
+  it('plays a selection in the whole line’s speaker, without the prefix when it starts with it', () => {
+    const line = { text: 'Alice: Hello there.' }
+    expect(resolveLine(script, line, 'there.')).toMatchObject({ speaker: 'Alice', input: 'there.' })
+    expect(resolveLine(script, line, 'Alice: Hello')).toMatchObject({ speaker: 'Alice', input: 'Hello' })
   })
 })

@@ -1,5 +1,6 @@
 import {
   builtinVoicesFor,
+  type CastMember,
   DECODING_FIELDS,
   type DecodingField,
   defaultVoiceFor,
@@ -10,6 +11,7 @@ import {
   type ModelId,
   type SpeechRequest,
   savedVoiceIdPattern,
+  spokenLine,
   type VoiceSettings,
 } from '../../../schema/index.ts'
 
@@ -48,6 +50,36 @@ export function withoutUnset<T extends LineOverride>(settings: T): T {
 export function effectiveSettings(script: VoiceSettings, override?: LineOverride): VoiceSettings {
   const merged: VoiceSettings = { ...script, ...withoutUnset(override ?? {}) }
   return { ...merged, voice: voiceFor(merged.model, override?.voice, script.voice) }
+}
+
+export interface ResolvedLine {
+  /** The cast member who speaks the line, or null when the script's voice does. */
+  speaker: string | null
+  settings: VoiceSettings
+  /** What is sent: the text without its speaker prefix when a cast member speaks it. */
+  input: string
+}
+
+/**
+ * What one line sends, the one place a line's settings are resolved (previews, Play script, takes and, through the
+ * takes, the final render). A line that starts with a cast member's name is theirs (schema/speaker.ts). Precedence,
+ * field by field: the line's own override, then its cast member's settings, then the script's; the voice is the first
+ * of those the resulting model accepts, else its default. `text` is what to play of the line (a selection), which
+ * loses the speaker prefix when it starts with one; the speaker is the whole line's.
+ */
+export function resolveLine(
+  script: { settings: VoiceSettings; cast?: readonly CastMember[] },
+  line: { text: string; override?: LineOverride },
+  text: string = line.text,
+): ResolvedLine {
+  const cast = script.cast ?? []
+  const { member } = spokenLine(line.text, cast)
+  const speaking = member ? effectiveSettings(script.settings, member.settings) : script.settings
+  return {
+    speaker: member?.name ?? null,
+    settings: effectiveSettings(speaking, line.override),
+    input: spokenLine(text, cast).input,
+  }
 }
 
 /** The override without its unset fields, or undefined when it sets nothing. */
