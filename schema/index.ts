@@ -1,6 +1,7 @@
 /** The API contract shared by the speech service, the studio backend and the browser client. */
 export * from './audio-format.ts'
 export * from './audit.ts'
+export * from './consent-requests.ts'
 export * from './consents.ts'
 export * from './errors.ts'
 export * from './health.ts'
