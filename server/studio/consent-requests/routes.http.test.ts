@@ -428,4 +428,21 @@ describe('attempts at consent links', () => {
       .executeTakeFirst()
     expect(row?.status).toBe('open')
   })
+
+  it('is used once when two instances receive its recording at the same moment', async () => {
+    const adminB = await b.signInAs('consent_admin', 'cora')
+    const link = await newLink('Raced Owner', b, adminB)
+    // The attempts of the test above are forgotten: these sends come from the address it used up.
+    const counted = (await b.redis?.keys(`${prefix}consent-link:*`)) ?? []
+    if (counted.length > 0) await b.redis?.del(...counted)
+    const answers = await Promise.all([
+      send(link.token, recordingForm(), {}, a),
+      send(link.token, recordingForm(), {}, b),
+    ])
+    const statuses = answers.map((r) => r.status).sort()
+    expect(statuses[0]).toBe(201)
+    expect([409, 410]).toContain(statuses[1])
+    expect((await consentsAtService()).filter((c) => c.name === 'Raced Owner')).toHaveLength(1)
+    await expectUnusable(link.token, a)
+  })
 })
