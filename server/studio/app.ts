@@ -159,7 +159,7 @@ export async function createStudio(opts: StudioOptions) {
     ttlMs: opts.consentLinkTtlMs ?? 72 * 3600_000,
     limit: opts.consentLinkLimit ?? { attempts: 10, windowMs: 60_000 },
     ...(opts.redis ? { redis: opts.redis } : {}),
-    ...(hasApp ? { sendApp: (reply) => reply.sendFile('index.html') } : {}),
+    ...(hasApp ? { sendApp: (reply) => reply.sendFile('index.html', { cacheControl: false }) } : {}),
   })
   if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })
   // Client-side routes fall back to the app; unknown /api paths (and everything, without an app) are 404s.

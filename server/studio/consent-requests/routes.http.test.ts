@@ -147,6 +147,8 @@ describe('a consent link', () => {
     const page200 = await page(link.token)
     expect(page200.status).toBe(200)
     expect(await page200.text()).toContain('<div id="root">')
+    // Not kept in any cache: the address holds the token.
+    expect(page200.headers.get('cache-control')).toBe('no-store')
     // No session is made for the owner.
     expect(page200.headers.get('set-cookie')).toBeNull()
     const shown = consentLinkSchema.parse(await (await info(link.token)).json())
