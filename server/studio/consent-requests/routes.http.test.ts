@@ -17,7 +17,7 @@ import { TEST_REDIS_URL } from '../../testing/backends.ts'
 import { type VoiceRecordings, voiceRecordings } from '../../testing/saved-voice.ts'
 import { type RunningService, startSpeechService } from '../../testing/service.ts'
 import { type BrowserHeaders, type RunningStudio, startStudio, studioRefusal } from '../../testing/studio.ts'
-import { hashConsentLinkToken } from './store.ts'
+import { ConsentRequestStore, hashConsentLinkToken } from './store.ts'
 
 /**
  * Remote consent through the real backend in front of the real local speech service (its phrase check, its
@@ -231,6 +231,29 @@ describe('a consent link', () => {
       expect((await info(malformed)).status).toBe(410)
     expect(new Set([expiredPage, revokedPage, unknownPage]).size).toBe(1)
     expect((await consentsAtService()).some((c) => /Expired|Revoked/.test(c.name))).toBe(false)
+  })
+
+  it('held by one send at a time; a revocation during the send wins over its completion', async () => {
+    const store = new ConsentRequestStore(studio.db)
+    const { request, token } = await store.create({
+      ownerName: 'Held Owner',
+      language: 'en-US',
+      by: 'cole',
+      role: 'consent_admin',
+      ttlMs: 60_000,
+    })
+    const first = await store.claim(token, 60_000)
+    expect(first).toMatchObject({ request: { id: request.id } })
+    expect(await store.claim(token, 60_000)).toBe('busy')
+    // The page of a held link still opens (its owner may be the one sending).
+    expect((await info(token)).status).toBe(200)
+    const held = await send(token)
+    expect(held.status).toBe(409)
+    expect((await studioRefusal(held)).code).toBe('conflict')
+    expect(await store.revoke(request.id)).toBe('revoked')
+    if (typeof first !== 'object' || !first) throw new Error('not claimed')
+    expect(await store.complete(request.id, first.claim, 'cons_x')).toBe(false)
+    await expectUnusable(token)
   })
 
   it('a used link cannot be revoked (its consent is revoked instead)', async () => {
