@@ -17,6 +17,8 @@ export const ON_POSTGRES: Record<string, string> = {
   'server/studio/live/recorder.integration.test.ts':
     'a live session saved as a stored transcript with its audio',
   'server/studio/audit/routes.http.test.ts': 'the audit trail is stored rows',
+  'server/studio/consent-requests/routes.http.test.ts':
+    'consent links: hashed tokens, one use held by a conditional update, expiry and revocation in the database',
   'server/studio/scripts/routes.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
   'server/studio/takes/routes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
   'server/studio/transcripts/routes.http.test.ts':

@@ -11,6 +11,10 @@ export type AuditKind = (typeof AUDIT_KINDS)[number]
 export const AUDIT_ACTIONS = ['created', 'deleted', 'revoked'] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
+/** How a consent reached the service, where not through the studio's own form: `link`, recorded remotely by its owner. */
+export const AUDIT_VIAS = ['link'] as const
+export type AuditVia = (typeof AUDIT_VIAS)[number]
+
 export const auditEventSchema = z.object({
   id: z.number().int(),
   /** Unix time in seconds. */
@@ -25,6 +29,8 @@ export const auditEventSchema = z.object({
   name: z.string().nullable(),
   /** For voices: the consent the voice was bound to, when known. */
   consent_id: z.string().nullable(),
+  /** Null: made with the studio's forms by `user`; `link`: recorded remotely through a link `user` created. */
+  via: z.enum(AUDIT_VIAS).nullable().default(null),
 })
 export type AuditEvent = z.infer<typeof auditEventSchema>
 

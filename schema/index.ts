@@ -2,6 +2,7 @@
 export * from './alignment.ts'
 export * from './audio-format.ts'
 export * from './audit.ts'
+export * from './consent-requests.ts'
 export * from './consents.ts'
 export * from './errors.ts'
 export * from './health.ts'

@@ -20,6 +20,7 @@ describe('the configuration', () => {
       expect(config.studio).toMatchObject({
         host: '127.0.0.1',
         port: DEFAULT_STUDIO_PORT,
+        consentLinkHours: 72,
         upstream: undefined,
       })
       expect(config.speech).toMatchObject({
@@ -38,6 +39,7 @@ describe('the configuration', () => {
     const config = loadConfig({
       DATA_DIR: '/srv/studio',
       PORT: '9000',
+      STUDIO_CONSENT_LINK_HOURS: '24',
       SPEECH_PORT: '0',
       SVC_BASE_URL: 'https://speech.example.org',
       SVC_API_KEY: 'sk_test',
@@ -55,6 +57,7 @@ describe('the configuration', () => {
       SPEECH_MASTER_KEY_PREVIOUS: `${KEY_B}, ${KEY_A}`,
     })
     expect(config.studio.port).toBe(9000)
+    expect(config.studio.consentLinkHours).toBe(24)
     expect(config.studio.upstream).toEqual({ baseUrl: 'https://speech.example.org', apiKey: 'sk_test' })
     expect(config.speech).toMatchObject({
       dataDir: '/srv/studio',
@@ -74,6 +77,7 @@ describe('the configuration', () => {
     const wrong: Record<string, string[]> = {
       PORT: ['http', '70000', '80.5'],
       LOG_LEVEL: ['loud'],
+      STUDIO_CONSENT_LINK_HOURS: ['0', '721', '1.5', '3d'],
       SVC_BASE_URL: ['not a url'],
       SPEECH_LEASE_TTL_MS: ['100', '6s'],
       SPEECH_REDIRECT_WHEN_BUSY: ['yes'],

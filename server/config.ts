@@ -14,6 +14,8 @@ import { parseMasterKey } from './storage/sealing.ts'
 export const DEFAULT_STUDIO_PORT = 8080
 export const DEFAULT_SPEECH_PORT = 8801
 export const LOOPBACK = '127.0.0.1'
+/** A consent request's link lasts three days unless STUDIO_CONSENT_LINK_HOURS says otherwise. */
+export const DEFAULT_CONSENT_LINK_HOURS = 72
 
 /** An empty variable is an unset one (`FOO= npm start`). */
 const unset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value)
@@ -81,6 +83,7 @@ export const environmentSchema = z.object({
   HOST: text,
   PORT: port,
   STUDIO_ORIGIN: text,
+  STUDIO_CONSENT_LINK_HOURS: wholeNumber(1, 720, 'a whole number of hours'),
   SPEECH_HOST: text,
   SPEECH_PORT: port,
   SVC_BASE_URL: optional(z.url('must be a URL such as https://speech.example.org')),
@@ -132,6 +135,8 @@ export interface Config {
     /** STUDIO_ORIGIN as written (studio/auth/host-guard.ts parses it). */
     origin: string | undefined
     databaseSchema: string | undefined
+    /** How long a consent request's link may be used (hours; default 72). */
+    consentLinkHours: number
     /** A hosted speech service instead of the embedded one. */
     upstream: { baseUrl: string; apiKey: string } | undefined
   }
@@ -171,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = processEnv()): Config {
       port: e.PORT ?? DEFAULT_STUDIO_PORT,
       origin: e.STUDIO_ORIGIN,
       databaseSchema: e.STUDIO_DATABASE_SCHEMA,
+      consentLinkHours: e.STUDIO_CONSENT_LINK_HOURS ?? DEFAULT_CONSENT_LINK_HOURS,
       upstream:
         e.SVC_BASE_URL && e.SVC_API_KEY ? { baseUrl: e.SVC_BASE_URL, apiKey: e.SVC_API_KEY } : undefined,
     },

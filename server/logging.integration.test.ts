@@ -28,6 +28,11 @@ describe('redacting logger', () => {
       expect(out).not.toContain(secret)
     }
     expect(out).toContain('/v1/audio/voices/voice_[redacted]')
+    const token = 'Ab3_-'.repeat(8).concat('xyz')
+    const links = redactSecrets(`{"url":"/consent/${token}"} {"url":"/api/consent-links/${token}"}`)
+    expect(links).not.toContain(token)
+    expect(links).toContain('/consent/[redacted]')
+    expect(links).toContain('/api/consent-links/[redacted]')
   })
 
   it('keeps secrets out of the real servers’ request logs', async () => {
@@ -43,6 +48,16 @@ describe('redacting logger', () => {
       body: JSON.stringify({ input: 'Logged?', voice: { id: VOICE }, model: 'svc-tts-2-latest' }),
     })
     expect(res.status).toBe(404)
+    // A consent link's token, in the page's and the API's request lines.
+    const consentAdmin = await studio.signInAs('consent_admin')
+    const created = await fetch(`${studio.base}/api/consent-requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...consentAdmin },
+      body: JSON.stringify({ owner_name: 'Logged Owner', language: 'en-US' }),
+    })
+    const linkToken = ((await created.json()) as { path: string }).path.split('/').at(-1) as string
+    expect((await fetch(`${studio.base}/api/consent-links/${linkToken}`)).status).toBe(200)
+    await fetch(`${studio.base}/consent/${linkToken}`)
     const log = lines.join('')
     expect(log).toContain('/v1/audio/voices/voice_[redacted]')
     for (const secret of [
@@ -51,6 +66,7 @@ describe('redacting logger', () => {
       CONSENT,
       'sk_not_a_real_key_at_all',
       designer.cookie.split('=')[1] ?? '',
+      linkToken,
     ]) {
       expect(log).not.toContain(secret)
     }

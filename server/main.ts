@@ -69,6 +69,7 @@ const studio = await createStudio({
   // Without users, a loopback studio on the embedded service opens itself to whoever is at this machine — never more.
   autoLocalAdmin: host === LOOPBACK && upstream.kind === 'embedded',
   hosts: { loopbackOnly, origins },
+  consentLinkTtlMs: config.studio.consentLinkHours * 3600_000,
   staticDir: resolve('dist'),
   logger,
 })

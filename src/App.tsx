@@ -1,4 +1,5 @@
 import { type ComponentType, lazy, Suspense, useEffect } from 'react'
+import { consentLinkToken } from './api/consent-requests.ts'
 import { AppShell, PlainShell } from './components/AppShell.tsx'
 import { NotFoundPage } from './pages/not-found/NotFoundPage.tsx'
 import { SignInPage } from './pages/sign-in/SignInPage.tsx'
@@ -15,9 +16,27 @@ const PAGE_COMPONENTS: Record<PageId, ComponentType> = {
   ),
 }
 
+/** The page a voice's owner opens from a consent link: no account, no session (pages/voices/ConsentLinkPage.tsx). */
+const ConsentLinkPage = lazy(() =>
+  import('./pages/voices/ConsentLinkPage.tsx').then((m) => ({ default: m.ConsentLinkPage })),
+)
+
 export function App() {
-  const { status, user, autoLocal, loadError, load } = useSession()
   const path = useRouter((s) => s.path)
+  const token = consentLinkToken(path)
+  if (token)
+    return (
+      <PlainShell title="Record your consent">
+        <Suspense fallback={<p role="status">Loading the page…</p>}>
+          <ConsentLinkPage token={token} />
+        </Suspense>
+      </PlainShell>
+    )
+  return <StudioApp path={path} />
+}
+
+function StudioApp({ path }: { path: string }) {
+  const { status, user, autoLocal, loadError, load } = useSession()
 
   useEffect(() => {
     void load()

@@ -9,7 +9,10 @@ import { AuditStore } from './audit/store.ts'
 import { type HostPolicy, registerHostGuard } from './auth/host-guard.ts'
 import { type AuthOptions, registerAuth } from './auth/routes.ts'
 import { SessionStore } from './auth/sessions.ts'
+import type { SignInLimit } from './auth/sign-in-limit.ts'
 import { UserStore } from './auth/users.ts'
+import { registerConsentRequestRoutes } from './consent-requests/routes.ts'
+import { ConsentRequestStore } from './consent-requests/store.ts'
 import type { StudioStorage } from './database.ts'
 import { invalidAddress, notFound, refuse, registerErrorHandler } from './errors.ts'
 import { registerCallRoutes } from './live/calls.ts'
@@ -57,6 +60,10 @@ export interface StudioOptions {
    * gone (takes/lineage.ts). Default 60 s; 0 turns the periodic check off.
    */
   voiceCheckIntervalMs?: number
+  /** How long a consent request's link may be used (STUDIO_CONSENT_LINK_HOURS); default 72 hours. */
+  consentLinkTtlMs?: number
+  /** Failed consent-link attempts per address within a window; default 10 a minute. */
+  consentLinkLimit?: SignInLimit
 }
 
 export async function createStudio(opts: StudioOptions) {
@@ -144,6 +151,16 @@ export async function createStudio(opts: StudioOptions) {
   registerTakeRoutes(app, takes, lineage)
 
   const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
+  registerConsentRequestRoutes(app, {
+    store: new ConsentRequestStore(storage),
+    audit,
+    upstream,
+    hosts,
+    ttlMs: opts.consentLinkTtlMs ?? 72 * 3600_000,
+    limit: opts.consentLinkLimit ?? { attempts: 10, windowMs: 60_000 },
+    ...(opts.redis ? { redis: opts.redis } : {}),
+    ...(hasApp ? { sendApp: (reply) => reply.sendFile('index.html', { cacheControl: false }) } : {}),
+  })
   if (hasApp) await app.register(fastifyStatic, { root: opts.staticDir as string, wildcard: false })
   // Client-side routes fall back to the app; unknown /api paths (and everything, without an app) are 404s.
   app.setNotFoundHandler((request, reply) =>

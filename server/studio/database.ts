@@ -43,6 +43,25 @@ export interface StudioTables {
     name: string | null
     consent_id: string | null
   }
+  consent_requests: {
+    id: string
+    /** SHA-256 of the link's token (hex); the token itself is never stored. */
+    token_hash: string
+    owner_name: string
+    language: string
+    created_by: string
+    created_by_role: string
+    created_at: number
+    expires_at: number
+    status: 'open' | 'used' | 'revoked'
+    /** While an owner's recording is being sent: who holds the link (a random id) and until when. */
+    claim: string | null
+    claimed_until: number | null
+    used_at: number | null
+    revoked_at: number | null
+    /** The consent the owner recorded through the link. */
+    consent_id: string | null
+  }
   transcripts: {
     id: string
     name: string
@@ -344,6 +363,35 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
         .addColumn('by_user', 'text')
         .execute()
       await db.schema.createIndex('take_erasures_voice').on('take_erasures').column('voice_id').execute()
+    },
+  },
+  // Remote consent (consent-requests/): one-time links an owner records their consent through, kept hashed. A used
+  // one names its consent, which is how the audit trail tells a consent recorded remotely (audit_events, a table of
+  // the numbered releases, stays as it was).
+  '0011_consent_requests': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('consent_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('owner_name', 'text', (c) => c.notNull())
+        .addColumn('language', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_by_role', 'text', (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .addColumn('expires_at', int(dialect), (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status IN ('open', 'used', 'revoked')`))
+        .addColumn('claim', 'text')
+        .addColumn('claimed_until', int(dialect))
+        .addColumn('used_at', int(dialect))
+        .addColumn('revoked_at', int(dialect))
+        .addColumn('consent_id', 'text')
+        .execute()
+      await db.schema
+        .createIndex('consent_requests_open')
+        .on('consent_requests')
+        .columns(['status', 'created_at'])
+        .execute()
     },
   },
 }

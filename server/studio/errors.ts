@@ -77,6 +77,17 @@ export const conflict = (message: string, param: string | null = null, extra?: R
 })
 /** 410: a take's audio was erased because the saved voice it was made with, or its consent, was revoked. */
 export const audioErased = (message: string) => refusal(410, 'invalid_request_error', 'audio_erased', message)
+/**
+ * 410: a consent link that cannot be used — used, expired, withdrawn, or never made: one answer for all, so a
+ * guess learns nothing (consent-requests/routes.ts).
+ */
+export const consentLinkUnusable = () =>
+  refusal(
+    410,
+    'invalid_request_error',
+    'consent_link_unusable',
+    'This consent link cannot be used. Ask the person who sent it for a new one.',
+  )
 export const tooLarge = (message: string, param: string | null = null) =>
   refusal(413, 'invalid_request_error', 'too_large', message, param)
 export const unsupportedMediaType = (message: string) =>

@@ -46,6 +46,17 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/audit/origins', roles: AUDITORS },
   { method: 'GET', path: '/api/audit/erasures', roles: AUDITORS },
   { method: 'GET', path: '/api/takes/erasable', roles: AUDITORS, badQuery: 'voice=a%20b' },
+  {
+    method: 'POST',
+    path: '/api/consent-requests',
+    roles: AUDITORS,
+    badBody: { body: { owner_name: 'Ada' }, param: 'language' },
+  },
+  { method: 'GET', path: '/api/consent-requests', roles: AUDITORS },
+  { method: 'DELETE', path: '/api/consent-requests/:id', roles: AUDITORS },
+  // The owner's side of a consent link: no session, the token in the path (consent-requests/routes.ts).
+  { method: 'GET', path: '/api/consent-links/:token', roles: 'public' },
+  { method: 'POST', path: '/api/consent-links/:token', roles: 'public' },
   { method: 'GET', path: '/api/scripts', roles: DESIGNER },
   { method: 'POST', path: '/api/scripts', roles: DESIGNER, badBody: { body: { title: 7 }, param: 'title' } },
   { method: 'GET', path: '/api/scripts/:id', roles: DESIGNER },
@@ -220,7 +231,8 @@ describe('every studio route refuses in the contract’s envelope', () => {
 
   it('signed in without the CSRF token: 403 csrf_refused on every state change', async () => {
     const { cookie } = sessions.get('designer') as BrowserHeaders
-    for (const route of ROUTES.filter((r) => UNSAFE.has(r.method) && r.path !== '/api/auth/sign-in')) {
+    const tokenOnly = new Set(['/api/auth/sign-in', '/api/consent-links/:token'])
+    for (const route of ROUTES.filter((r) => UNSAFE.has(r.method) && !tokenOnly.has(r.path))) {
       await expectRefusal(await call(route, { cookie }), 403, 'csrf_refused')
       await expectRefusal(await call(route, { cookie, 'x-csrf-token': 'stale' }), 403, 'csrf_refused')
     }

@@ -366,6 +366,13 @@ const rows: Row[] = [
     false,
   ],
   [
+    '410 consent_link_unusable',
+    studio(410, 'consent_link_unusable', 'This consent link cannot be used.'),
+    /^This consent link cannot be used\.$/,
+    /new link/,
+    false,
+  ],
+  [
     '409 conflict',
     studio(409, 'conflict', 'Only a complete take can be starred.'),
     /^This changed meanwhile\. Only a complete take can be starred\.$/,

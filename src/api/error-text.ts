@@ -262,6 +262,9 @@ function explainRefusal(err: Refusal): ErrorExplanation {
         err.words || 'The audio of this take was erased: its voice was revoked.',
         'Make the line again with another voice.',
       )
+    case 'consent_link_unusable':
+      // Used, expired, withdrawn or never made: the studio does not say which, so neither does the page.
+      return fixed('This consent link cannot be used.', 'Ask the person who sent it to you for a new link.')
     case 'rate_limited':
       return passing('Too many sign-in attempts.', againIn(wait), wait)
     case 'sign_in_unavailable':

@@ -229,6 +229,7 @@ function toJson(e: AuditEvent): AuditEventAnswer {
     upstream_id: e.upstreamId,
     name: e.name,
     consent_id: e.consentId,
+    via: e.via ?? null,
   }
 }
 

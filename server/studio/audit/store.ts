@@ -1,4 +1,4 @@
-import type { AuditAction, AuditKind, ErasureReason, TakeErasure } from '../../../schema/index.ts'
+import type { AuditAction, AuditKind, AuditVia, ErasureReason, TakeErasure } from '../../../schema/index.ts'
 import type { StudioStorage } from '../database.ts'
 
 /** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
@@ -17,6 +17,11 @@ export interface AuditEvent {
   name: string | null
   /** For voices: the consent the voice was bound to, when known. */
   consentId: string | null
+  /**
+   * `link`: a consent its owner recorded remotely through a link `user` created (told by the used consent request
+   * that names it); absent or null otherwise.
+   */
+  via?: AuditVia | null
 }
 
 /** Takes of one owner, made with one voice, whose audio one erasure removed. */
@@ -54,6 +59,7 @@ const toEvent = (r: Row): AuditEvent => ({
   upstreamId: r.upstream_id,
   name: r.name,
   consentId: r.consent_id,
+  via: null,
 })
 
 export class AuditStore {
@@ -98,7 +104,7 @@ export class AuditStore {
       })
       .returning('id')
       .executeTakeFirstOrThrow()
-    return { ...event, id, at }
+    return { ...event, via: event.via ?? null, id, at }
   }
 
   /** Newest first; `before` is the id of the last event of the previous page. */
@@ -113,7 +119,10 @@ export class AuditStore {
       .orderBy('id', 'desc')
       .limit(opts.limit + 1)
       .execute()
-    return { events: rows.slice(0, opts.limit).map(toEvent), hasMore: rows.length > opts.limit }
+    return {
+      events: await this.markRemote(rows.slice(0, opts.limit).map(toEvent)),
+      hasMore: rows.length > opts.limit,
+    }
   }
 
   /**
@@ -121,7 +130,24 @@ export class AuditStore {
    * Newest first.
    */
   async origins(): Promise<AuditEvent[]> {
-    return (await this.liveCreations().orderBy('c.id', 'desc').execute()).map(toEvent)
+    return this.markRemote((await this.liveCreations().orderBy('c.id', 'desc').execute()).map(toEvent))
+  }
+
+  /** Consents that came through a consent link (the used request names them) get `via: 'link'`. */
+  private async markRemote(events: AuditEvent[]): Promise<AuditEvent[]> {
+    const ids = [...new Set(events.filter((e) => e.kind === 'consent').map((e) => e.upstreamId))]
+    if (ids.length === 0) return events
+    const remote = new Set<string | null>()
+    // In slices, so that a long trail stays within the databases' limits on bound parameters.
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('consent_requests')
+        .select('consent_id')
+        .where('consent_id', 'in', ids.slice(i, i + 500))
+        .execute()
+      for (const r of rows) remote.add(r.consent_id)
+    }
+    return events.map((e) => (e.kind === 'consent' && remote.has(e.upstreamId) ? { ...e, via: 'link' } : e))
   }
 
   /** The latest creation of `upstreamId` through the studio, if it was created here. */

@@ -56,6 +56,11 @@ export interface AuthOptions {
 }
 
 const SIGN_IN_ROUTE = '/api/auth/sign-in'
+/**
+ * The owner's sending of a consent through a consent link (consent-requests/routes.ts): no session, so no CSRF token;
+ * the link's token is its authority and the route checks the page's Origin itself.
+ */
+export const CONSENT_LINK_ROUTE = '/api/consent-links/:token'
 
 const LOCAL_ADMIN: StudioUser = { name: 'local admin', role: 'admin', autoLocal: true }
 const signInSchema = z.strictObject({
@@ -128,7 +133,11 @@ export async function registerAuth(app: FastifyInstance, opts: AuthOptions) {
     // Every state-changing request needs the token, whatever its path looks like: the route the router chose is
     // what counts, never the raw URL (`/%61pi/scripts` routes to /api/scripts but does not start with "/api/").
     if (!UNSAFE_METHODS.has(request.method)) return
-    if (request.routeOptions.url === SIGN_IN_ROUTE && request.method === 'POST') return
+    if (
+      request.method === 'POST' &&
+      [SIGN_IN_ROUTE, CONSENT_LINK_ROUTE].includes(request.routeOptions.url ?? '')
+    )
+      return
     const sent = request.headers[CSRF_HEADER]
     if (!request.studioSession || sent !== request.studioSession.csrfToken) {
       return refuse(reply, csrfRefused())

@@ -4,6 +4,7 @@ import { useSession } from '../../state/session.ts'
 import { AuditLog } from './AuditLog.tsx'
 import { ConsentForm } from './ConsentForm.tsx'
 import { ConsentList } from './ConsentList.tsx'
+import { ConsentRequests } from './ConsentRequests.tsx'
 import { useOrigins } from './queries.ts'
 import { VoiceForm } from './VoiceForm.tsx'
 import { VoiceList } from './VoiceList.tsx'
@@ -48,6 +49,9 @@ function VoicesWorkspace() {
             <a href="#record-consent">Record a consent</a>
           </li>
           <li>
+            <a href="#consent-requests">Ask for consent by link</a>
+          </li>
+          <li>
             <a href="#consents">Consents</a>
           </li>
           <li>
@@ -63,6 +67,9 @@ function VoicesWorkspace() {
       </nav>
       <div id="record-consent">
         <ConsentForm />
+      </div>
+      <div id="consent-requests">
+        <ConsentRequests />
       </div>
       <div id="consents">
         <ConsentList origins={origins.data} />

@@ -43,6 +43,14 @@ export const consentFormSchema = z.object({
 export type ConsentFields = z.input<typeof consentFormSchema>
 export type ConsentInput = z.output<typeof consentFormSchema>
 
+/** The owner's form behind a consent link: the administrator gave the name and language, so only the clip. */
+export const remoteConsentFormSchema = z.object({
+  clip: clipField('Record the phrase or choose a file first.'),
+  transcript: transcriptField,
+})
+export type RemoteConsentFields = z.input<typeof remoteConsentFormSchema>
+export type RemoteConsentInput = z.output<typeof remoteConsentFormSchema>
+
 export type Binding = 'consent' | 'extension'
 
 /**

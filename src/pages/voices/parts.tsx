@@ -73,6 +73,13 @@ export function Provenance({
       </>
     )
   }
+  if (event.via === 'link')
+    return (
+      <>
+        {verb} remotely by the owner through a consent link from <strong>{event.user}</strong> (
+        {roleLabel(event.role)}) on <When at={event.at} />
+      </>
+    )
   return (
     <>
       {verb} by <strong>{event.user}</strong> ({roleLabel(event.role)}) on <When at={event.at} />
