@@ -230,6 +230,26 @@ test('record a consent, make a voice of it, speak with it, then revoke the conse
   expect(erasures.data.filter((e) => e.voice_id === created?.upstream_id)).toMatchObject([
     { takes: 1, reason: 'consent_revoked' },
   ])
+  // The consent's record, downloaded from the activity once it is gone: how it was recorded, its voice, what went.
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Voices', exact: true })
+    .click()
+  const download = page.waitForEvent('download')
+  await page
+    .getByRole('button', { name: `Download record of ${owner}` })
+    .first()
+    .click()
+  const record = JSON.parse(readFileSync((await (await download).path()) as string, 'utf8'))
+  expect(record).toMatchObject({
+    object: 'consent_record',
+    name: owner,
+    recorded: { how: 'in_person', link: null },
+    revoked: { at: expect.any(Number) },
+    voices: [{ voice_id: created?.upstream_id, name: voiceName, ended: { action: 'revoked' } }],
+    erased: [{ takes: 1, reason: 'consent_revoked', voice_id: created?.upstream_id }],
+  })
+
   const speech = await page.request.post('/api/v1/audio/speech', {
     headers: { 'x-csrf-token': await csrfToken(page) },
     data: { model: 'svc-tts-2-latest', voice: { id: created?.upstream_id }, input: 'Still here?' },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { takeErasureSchema } from './takes.ts'
 
 /**
  * The studio backend's audit trail of consents and voices (`GET /api/audit`, `GET /api/audit/origins`): who created,
@@ -49,3 +50,53 @@ export const auditOriginsSchema = z.object({
   data: z.array(auditEventSchema),
 })
 export type AuditOrigins = z.infer<typeof auditOriginsSchema>
+
+/**
+ * `GET /api/audit/consents/:id/record`: everything the studio knows of one consent, for a dispute years later — who
+ * recorded it and how (at the administrator's form, or by its owner through a link and who sent the link), its
+ * voices and what ended them, its revocation, and what the revocation erased (takes per designer and voice). The
+ * studio keeps these rows after the consent is gone, so a revoked consent has a record too.
+ */
+export const consentRecordSchema = z.object({
+  object: z.literal('consent_record'),
+  consent_id: z.string(),
+  /** Unix time in seconds. */
+  generated_at: z.number().int(),
+  name: z.string().nullable(),
+  /** Null when the consent was not recorded through this studio (it was made at the service directly). */
+  recorded: z
+    .object({
+      at: z.number().int(),
+      by: z.string(),
+      role: z.string(),
+      how: z.enum(['in_person', 'link']),
+      /** For `link`: the request the owner answered. */
+      link: z
+        .object({
+          requested_by: z.string(),
+          requested_at: z.number().int(),
+          owner_name: z.string(),
+          language: z.string(),
+          used_at: z.number().int().nullable(),
+        })
+        .nullable(),
+    })
+    .nullable(),
+  revoked: z.object({ at: z.number().int(), by: z.string(), role: z.string() }).nullable(),
+  voices: z.array(
+    z.object({
+      voice_id: z.string(),
+      name: z.string().nullable(),
+      created_at: z.number().int().nullable(),
+      created_by: z.string().nullable(),
+      /** How it ended: deleted on its own, or revoked with the consent. */
+      ended: z
+        .object({ at: z.number().int(), by: z.string(), action: z.enum(['deleted', 'revoked']) })
+        .nullable(),
+    }),
+  ),
+  erased: z.array(takeErasureSchema),
+  /** Every audit event behind the above, oldest first. */
+  events: z.array(auditEventSchema),
+})
+export type ConsentRecord = z.infer<typeof consentRecordSchema>

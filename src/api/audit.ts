@@ -4,10 +4,11 @@ import {
   type AuditPage,
   auditOriginsSchema,
   auditPageSchema,
+  consentRecordSchema,
   type TakeErasure,
   takeErasuresSchema,
 } from '../../schema/index.ts'
-import { apiJson } from './http.ts'
+import { apiFetch, apiJson, errorFrom } from './http.ts'
 
 /**
  * The studio backend's audit trail of consents and voices (`server/studio/audit/routes.ts`, shapes in `schema/audit.ts`),
@@ -54,3 +55,13 @@ export const auditErasuresQuery = queryOptions({
   queryKey: [...AUDIT_KEY, 'erasures'] as const,
   queryFn: ({ signal }) => apiJson('/audit/erasures', (b) => takeErasuresSchema.parse(b).data, { signal }),
 })
+
+/** One consent's whole record (`GET /api/audit/consents/:id/record`) as the JSON file to keep, with its file name. */
+export async function downloadConsentRecord(consentId: string): Promise<{ blob: Blob; fileName: string }> {
+  const response = await apiFetch(`/audit/consents/${encodeURIComponent(consentId)}/record`)
+  if (!response.ok) throw await errorFrom(response)
+  // Parsed first, so a body that is not a record is an error here rather than a file kept for years.
+  const record = consentRecordSchema.parse(await response.json())
+  const blob = new Blob([`${JSON.stringify(record, null, 2)}\n`], { type: 'application/json' })
+  return { blob, fileName: `consent-record-${record.consent_id}.json` }
+}

@@ -8,6 +8,7 @@ import {
   type AuditPage,
   auditOriginsSchema,
   auditPageSchema,
+  consentRecordSchema,
 } from '../../../schema/index.ts'
 import { redactingLogger } from '../../logging.ts'
 import type { RunningService } from '../../testing/service.ts'
@@ -227,6 +228,46 @@ describe('the audit trail', () => {
     })
     const live = (await origins()).map((e) => e.upstream_id)
     for (const id of [consent.id, a.id, b.id]) expect(live).not.toContain(id)
+  })
+
+  it("gives one consent's whole record as a download, after its revocation too", async () => {
+    const consent = (await (await createConsent('Ada Lovelace')).json()) as { id: string }
+    const kept = (await (await createVoice('Ada slow', consent.id)).json()) as { id: string }
+    const dropped = (await (await createVoice('Ada fast', consent.id)).json()) as { id: string }
+    expect((await remove(`/v1/audio/voices/${dropped.id}`)).status).toBe(200)
+    expect((await remove(`/v1/audio/voice_consents/${consent.id}`)).status).toBe(200)
+
+    const get = (id: string, headers: BrowserHeaders = consentAdmin) =>
+      fetch(`${studio.base}/api/audit/consents/${id}/record`, { headers: { cookie: headers.cookie } })
+    const res = await get(consent.id)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="consent-record-${consent.id}.json"`,
+    )
+    const record = consentRecordSchema.parse(await res.json())
+    expect(record).toMatchObject({
+      consent_id: consent.id,
+      name: 'Ada Lovelace',
+      recorded: { by: 'cora', role: 'consent_admin', how: 'in_person', link: null },
+      revoked: { by: 'cora', role: 'consent_admin' },
+      erased: [],
+    })
+    expect(record.voices.map((v) => [v.voice_id, v.name, v.created_by, v.ended?.action])).toEqual([
+      [kept.id, 'Ada slow', 'cora', 'revoked'],
+      [dropped.id, 'Ada fast', 'cora', 'deleted'],
+    ])
+    expect(record.events.map((e) => e.action)).toEqual([
+      'created',
+      'created',
+      'created',
+      'deleted',
+      'deleted',
+      'revoked',
+    ])
+
+    expect((await get('cons_00000000000000000000000000000000')).status).toBe(404)
+    expect((await get('not-a-consent')).status).toBe(404)
+    expect((await get(consent.id, await studio.signInAs('designer'))).status).toBe(403)
   })
 
   it('pages newest first and filters by kind', async () => {

@@ -9,14 +9,15 @@ import type {
 import { z } from 'zod'
 import {
   AUDIT_KINDS,
-  type AuditEvent as AuditEventAnswer,
   type AuditKind,
   type AuditOrigins,
   type AuditPage,
+  consentIdPattern,
   type TakeErasures,
 } from '../../../schema/index.ts'
 import type { StudioUser } from '../auth/routes.ts'
-import { forbiddenForRole, invalidBody, notSignedIn, refuse } from '../errors.ts'
+import { forbiddenForRole, invalidBody, notFound, notSignedIn, refuse } from '../errors.ts'
+import { consentRecord, toJson } from './answers.ts'
 import type { AuditEvent, AuditStore } from './store.ts'
 
 /**
@@ -217,26 +218,11 @@ const listQuerySchema = z.object({
 
 const AUDIT_READERS = new Set(['admin', 'consent_admin'])
 
-/** An event as the voices page parses it (schema/audit.ts). */
-function toJson(e: AuditEvent): AuditEventAnswer {
-  return {
-    id: e.id,
-    at: e.at,
-    user: e.user,
-    role: e.role,
-    kind: e.kind,
-    action: e.action,
-    upstream_id: e.upstreamId,
-    name: e.name,
-    consent_id: e.consentId,
-    via: e.via ?? null,
-  }
-}
-
 /**
  * GET /api/audit: the trail, newest first, paged by `before` (an event id) and `limit`, optionally one `kind`.
  * GET /api/audit/origins: the creation event of every consent and voice still live, for provenance.
  * GET /api/audit/erasures: what revocations erased, per designer (counts of takes), newest first.
+ * GET /api/audit/consents/:id/record: one consent's whole record as a JSON download (consent-record.ts).
  * Both for administrators and consent administrators only.
  */
 export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
@@ -269,6 +255,22 @@ export function registerAuditRoutes(app: FastifyInstance, store: AuditStore) {
     const origins: AuditOrigins = { object: 'list', data: (await store.origins()).map(toJson) }
     return reply.header('cache-control', 'no-store').send(origins)
   })
+
+  app.get<{ Params: { id: string } }>(
+    '/api/audit/consents/:id/record',
+    { preHandler: guard },
+    async (request, reply) => {
+      const id = request.params.id
+      if (!consentIdPattern.test(id)) return refuse(reply, notFound('No record of that consent.'))
+      const trail = await store.consentTrail(id)
+      if (trail.events.length === 0 && !trail.link)
+        return refuse(reply, notFound('No record of that consent.'))
+      return reply
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="consent-record-${id}.json"`)
+        .send(consentRecord(id, trail))
+    },
+  )
 
   app.get('/api/audit/erasures', { preHandler: guard }, async (_request, reply) => {
     const erasures: TakeErasures = { object: 'list', data: await store.erasures() }

@@ -1,5 +1,6 @@
+import type { Selectable } from 'kysely'
 import type { AuditAction, AuditKind, AuditVia, ErasureReason, TakeErasure } from '../../../schema/index.ts'
-import type { StudioStorage } from '../database.ts'
+import type { StudioStorage, StudioTables } from '../database.ts'
 
 /** The studio's audit trail of consents and voices: who created or deleted which, and when (studio.db or PostgreSQL). */
 
@@ -35,6 +36,16 @@ export interface NewErasure {
   by: string | null
 }
 
+/** The consent link a consent's owner answered (consent-requests/store.ts), as the consent's record gives it. */
+export interface ConsentLinkRow {
+  ownerName: string
+  language: string
+  createdBy: string
+  /** Milliseconds, as the consent requests keep their times. */
+  createdAt: number
+  usedAt: number | null
+}
+
 export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'> & { at?: number }
 
 type Row = {
@@ -48,6 +59,17 @@ type Row = {
   name: string | null
   consent_id: string | null
 }
+
+const toErasure = (r: Selectable<StudioTables['take_erasures']>): TakeErasure => ({
+  id: Number(r.id),
+  at: Number(r.at),
+  owner: r.owner,
+  takes: Number(r.takes),
+  voice_id: r.voice_id,
+  consent_id: r.consent_id,
+  reason: r.reason,
+  by: r.by_user,
+})
 
 const toEvent = (r: Row): AuditEvent => ({
   id: r.id,
@@ -173,6 +195,56 @@ export class AuditStore {
     return rows.map(toEvent)
   }
 
+  /**
+   * What the trail holds of one consent: its events and its voices' (oldest first), what their revocation erased, and
+   * the consent link its owner answered, if any.
+   */
+  async consentTrail(consentId: string): Promise<{
+    events: AuditEvent[]
+    erasures: TakeErasure[]
+    link: ConsentLinkRow | undefined
+  }> {
+    const rows = await this.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('upstream_id', '=', consentId),
+          eb.and([eb('kind', '=', 'voice'), eb('consent_id', '=', consentId)]),
+        ]),
+      )
+      .orderBy('id')
+      .execute()
+    const voiceIds = [...new Set(rows.filter((r) => r.kind === 'voice').map((r) => r.upstream_id))]
+    const erasures = await this.db
+      .selectFrom('take_erasures')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('consent_id', '=', consentId),
+          ...(voiceIds.length > 0 ? [eb('voice_id', 'in', voiceIds)] : []),
+        ]),
+      )
+      .orderBy('id')
+      .execute()
+    const link = await this.db
+      .selectFrom('consent_requests')
+      .select(['owner_name', 'language', 'created_by', 'created_at', 'used_at'])
+      .where('consent_id', '=', consentId)
+      .executeTakeFirst()
+    return {
+      events: await this.markRemote(rows.map(toEvent)),
+      erasures: erasures.map(toErasure),
+      link: link && {
+        ownerName: link.owner_name,
+        language: link.language,
+        createdBy: link.created_by,
+        createdAt: Number(link.created_at),
+        usedAt: link.used_at === null ? null : Number(link.used_at),
+      },
+    }
+  }
+
   async recordErasure(e: NewErasure): Promise<void> {
     await this.db
       .insertInto('take_erasures')
@@ -196,15 +268,6 @@ export class AuditStore {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute()
-    return rows.map((r) => ({
-      id: Number(r.id),
-      at: Number(r.at),
-      owner: r.owner,
-      takes: Number(r.takes),
-      voice_id: r.voice_id,
-      consent_id: r.consent_id,
-      reason: r.reason,
-      by: r.by_user,
-    }))
+    return rows.map(toErasure)
   }
 }

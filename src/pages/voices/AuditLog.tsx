@@ -1,5 +1,6 @@
 import { useId } from 'react'
 import type { AuditEvent } from '../../api/audit.ts'
+import { ConsentRecordButton } from './ConsentRecordButton.tsx'
 import { ErasureLog } from './ErasureLog.tsx'
 import { describeFailure } from './failures.ts'
 import { FailureMessage, IdBadge, When } from './parts.tsx'
@@ -44,6 +45,7 @@ export function AuditLog() {
                 <th scope="col">What</th>
                 <th scope="col">Name</th>
                 <th scope="col">Id</th>
+                <th scope="col">Record</th>
               </tr>
             </thead>
             <tbody>
@@ -57,6 +59,9 @@ export function AuditLog() {
                   <td>{e.name ?? '—'}</td>
                   <td>
                     <IdBadge id={e.upstream_id} what={e.kind} />
+                  </td>
+                  <td>
+                    {e.kind === 'consent' && <ConsentRecordButton consentId={e.upstream_id} name={e.name} />}
                   </td>
                 </tr>
               ))}

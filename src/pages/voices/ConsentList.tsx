@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState } from 'react'
 import { deleteConsent, type VoiceConsent } from '../../api/consents.ts'
+import { ConsentRecordButton } from './ConsentRecordButton.tsx'
 import { ErasureCount } from './ErasureCount.tsx'
 import { describeFailure } from './failures.ts'
 import { consentCount } from './format.ts'
@@ -122,6 +123,7 @@ export function ConsentList({ origins }: { origins: Origins | undefined }) {
                     >
                       Revoke
                     </button>
+                    <ConsentRecordButton consentId={consent.id} name={consent.name} />
                   </div>
                 </li>
               )
