@@ -19,6 +19,8 @@ export const ON_POSTGRES: Record<string, string> = {
   'server/studio/audit/routes.http.test.ts': 'the audit trail is stored rows',
   'server/studio/scripts/routes.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
   'server/studio/takes/routes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
+  'server/studio/pronunciations/routes.http.test.ts':
+    'the shared lexicon: one entry per word and case rule, imports kept whole',
   'server/studio/transcripts/routes.http.test.ts':
     'saved transcripts with their audio, label edits on a revision',
   'server/studio/studio.http.test.ts':
