@@ -10,6 +10,7 @@ import { saveBlob } from '../../components/saveBlob.ts'
 import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
 import { LiveBox } from './LiveBox.tsx'
 import { LivePlaybackStats, PlaybackStatusLine, StopButton } from './PlaybackStatus.tsx'
+import { PronunciationsPanel } from './PronunciationsPanel.tsx'
 import { finalRender, type LinePlan, playLines, useLineBeingHeard, usePreview } from './preview.ts'
 import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
 import { ScriptEditor, type ScriptEditorProps } from './ScriptEditor.tsx'
@@ -361,6 +362,7 @@ export function ScriptPage() {
             onSample={playSample}
             idPrefix="script"
           />
+          <PronunciationsPanel model={script.settings.model} />
         </aside>
       </div>
     </section>

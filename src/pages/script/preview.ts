@@ -1,9 +1,15 @@
 import { create } from 'zustand'
-import { SECOND_GEN_MODEL, type SpeechRequest, type VoiceSettings } from '../../../schema/index.ts'
+import {
+  DEFAULT_MODEL,
+  SECOND_GEN_MODEL,
+  type SpeechRequest,
+  type VoiceSettings,
+} from '../../../schema/index.ts'
 import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.ts'
 import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/speech.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { prebufferFor, usePlayback } from '../../state/playback.ts'
+import { spokenInput } from './pronunciations-store.ts'
 import type { Reference } from './ReferencePanel.tsx'
 import { toSpeechRequest } from './settings.ts'
 import { saveFinishedTake } from './take-history.ts'
@@ -96,7 +102,7 @@ async function streamLine(
   push: (pcm: Int16Array, first: boolean) => void,
   timing: Promise<number | null> | null,
 ): Promise<void> {
-  const request = toSpeechRequest(plan.settings, plan.text)
+  const request = toSpeechRequest(plan.settings, spokenInput(plan.text, plan.settings.model))
   const takes = useTakes.getState()
   let takeId: string | null = null
   let heard = false
@@ -186,7 +192,11 @@ export async function finalRender(lineIds: readonly string[], signal?: AbortSign
   usePreview.setState({ renderNotes: notes, rendering: { done: 0, total: renderable.length } })
   try {
     for (const [i, take] of renderable.entries()) {
-      const request = { ...take.request, input: take.text, stream: false }
+      const request = {
+        ...take.request,
+        input: spokenInput(take.text, take.request.model ?? DEFAULT_MODEL),
+        stream: false,
+      }
       const pcm = await withCapacityRetry(() => renderSpeech(request, signal), {
         signal,
         onWait: (wait) => usePreview.setState({ wait }),
