@@ -83,6 +83,11 @@ describe('the pronunciation matcher', () => {
     expect(buildLexicon([]).find('anything')).toEqual([])
   })
 
+  it('reads word edges by code point: emoji and other symbols are not letters, marks and other scripts are', () => {
+    const lex = [entry('Kokoro', 'k'), entry('café', 'cafay')]
+    expect(say('😀Kokoro😀 𝒜Kokoro Kokoro\u0301 café😀', lex)).toBe('😀k😀 𝒜Kokoro Kokoro\u0301 cafay😀')
+  })
+
   it('treats regular-expression characters in a word as themselves', () => {
     expect(say('C++ and C and AT&T.', [entry('C++', 'see plus plus'), entry('AT&T', 'A T and T')])).toBe(
       'see plus plus and C and A T and T.',

@@ -27,29 +27,86 @@ export interface Lexicon<E extends LexiconEntry = LexiconEntry> {
 }
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+const SPACE = /\s/
 const collapse = (s: string) => s.trim().replace(/\s+/g, ' ')
 
-/** The pattern of one entry: its words with any run of spaces between them, bounded where it begins or ends a word. */
-function entrySource(text: string): string {
-  const words = collapse(text)
-  const body = words.split(' ').map(escapeRegex).join('\\s+')
-  const head = WORD_CHAR.test(words[0] ?? '') ? '(?<![\\p{L}\\p{N}\\p{M}])' : ''
-  const tail = WORD_CHAR.test(words.at(-1) ?? '') ? '(?![\\p{L}\\p{N}\\p{M}])' : ''
-  return `${head}${body}${tail}`
+/** Whether the code point ending before `at` (or starting at it) is part of a word. */
+function wordBefore(text: string, at: number): boolean {
+  if (at <= 0) return false
+  const low = text.charCodeAt(at - 1)
+  const from = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1
+  return WORD_CHAR.test(text.slice(from, at))
+}
+function wordAt(text: string, at: number): boolean {
+  if (at >= text.length) return false
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(at) ?? 0))
 }
 
-/** One alternation per case rule, longest entries first so that at any position the longest phrase is taken. */
-function compile<E extends LexiconEntry>(entries: readonly E[], caseSensitive: boolean) {
-  const byKey = new Map<string, E>()
-  const key = (s: string) => (caseSensitive ? collapse(s) : collapse(s).toLowerCase())
-  for (const e of entries)
-    if (e.case_sensitive === caseSensitive && !byKey.has(key(e.text))) byKey.set(key(e.text), e)
-  if (byKey.size === 0) return null
-  const sources = [...byKey.values()]
-    .sort((a, b) => collapse(b.text).length - collapse(a.text).length)
-    .map((e) => entrySource(e.text))
-  return { regex: new RegExp(sources.join('|'), caseSensitive ? 'gu' : 'giu'), byKey, key }
+interface Candidate<E> {
+  entry: E
+  /** The entry's words (lower-cased when any case matches), matched with any run of spaces between them. */
+  words: string[]
+  cased: boolean
+  /** Bounded where the entry begins or ends with a word character, so it matches whole words only. */
+  head: boolean
+  tail: boolean
+  /** Characters of the entry before its first word (".NET": 1). */
+  lead: number
+  length: number
+}
+
+/** The end of the candidate's match when it begins at `at`, else -1. No regular expression per entry: 2,000 of
+ * them took seconds to compile. */
+function matchAt<E>(c: Candidate<E>, text: string, at: number): number {
+  if (c.head && wordBefore(text, at)) return -1
+  let i = at
+  for (const [n, word] of c.words.entries()) {
+    if (n > 0) {
+      const from = i
+      while (i < text.length && SPACE.test(text[i] as string)) i++
+      if (i === from) return -1
+    }
+    const slice = text.slice(i, i + word.length)
+    if ((c.cased ? slice : slice.toLowerCase()) !== word) return -1
+    i += word.length
+  }
+  return c.tail && wordAt(text, i) ? -1 : i
+}
+
+const WORDS = /[\p{L}\p{N}\p{M}]+/gu
+const FIRST_WORD = /[\p{L}\p{N}\p{M}]+/u
+
+/**
+ * Entries by their first word (lower-cased for those of any case), longest first, so a line is read word by word and
+ * each word is tried only against the entries that begin with it: a single alternation of 2,000 entries took seconds
+ * for a long script (bench in the commit message).
+ */
+function index<E extends LexiconEntry>(entries: readonly E[]) {
+  const byWord = { cased: new Map<string, Candidate<E>[]>(), anyCase: new Map<string, Candidate<E>[]>() }
+  const seen = new Set<string>()
+  for (const entry of entries) {
+    const text = collapse(entry.text)
+    const key = entry.case_sensitive ? `c:${text}` : `a:${text.toLowerCase()}`
+    const first = FIRST_WORD.exec(text)
+    if (seen.has(key) || !first) continue
+    seen.add(key)
+    const map = entry.case_sensitive ? byWord.cased : byWord.anyCase
+    const word = entry.case_sensitive ? first[0] : first[0].toLowerCase()
+    const list = map.get(word) ?? []
+    list.push({
+      entry,
+      words: (entry.case_sensitive ? text : text.toLowerCase()).split(' '),
+      cased: entry.case_sensitive,
+      head: WORD_CHAR.test(String.fromCodePoint(text.codePointAt(0) ?? 0)),
+      tail: WORD_CHAR.test([...text.slice(-2)].at(-1) ?? ''),
+      lead: first.index,
+      length: text.length,
+    })
+    map.set(word, list)
+  }
+  for (const map of [byWord.cased, byWord.anyCase])
+    for (const list of map.values()) list.sort((a, b) => b.length - a.length)
+  return byWord
 }
 
 /** Stretches of the line that are text, with where each begins: between tags, and the words inside emphasis. */
@@ -66,19 +123,27 @@ function textStretches(line: string): Array<{ start: number; text: string }> {
 }
 
 export function buildLexicon<E extends LexiconEntry>(entries: readonly E[]): Lexicon<E> {
-  const groups = [compile(entries, true), compile(entries, false)].filter((g) => g !== null)
+  const byWord = index(entries)
+  const empty = byWord.cased.size === 0 && byWord.anyCase.size === 0
   return {
     find(line) {
-      if (groups.length === 0) return []
+      if (empty) return []
       const found: Array<PronunciationMatch<E> & { cased: boolean }> = []
       for (const stretch of textStretches(line))
-        for (const [i, group] of groups.entries())
-          for (const m of stretch.text.matchAll(group.regex)) {
-            const entry = group.byKey.get(group.key(m[0]))
-            if (!entry) continue
-            const start = stretch.start + m.index
-            found.push({ start, end: start + m[0].length, entry, cased: i === 0 && entry.case_sensitive })
+        for (const word of stretch.text.matchAll(WORDS)) {
+          const tries = [
+            ...(byWord.cased.get(word[0]) ?? []).map((c) => ({ c, cased: true })),
+            ...(byWord.anyCase.get(word[0].toLowerCase()) ?? []).map((c) => ({ c, cased: false })),
+          ]
+          for (const { c, cased } of tries) {
+            const at = word.index - c.lead
+            if (at < 0) continue
+            const end = matchAt(c, stretch.text, at)
+            if (end < 0) continue
+            const start = stretch.start + at
+            found.push({ start, end: stretch.start + end, entry: c.entry, cased })
           }
+        }
       found.sort((a, b) => a.start - b.start || b.end - a.end || Number(b.cased) - Number(a.cased))
       const chosen: PronunciationMatch<E>[] = []
       let reached = 0

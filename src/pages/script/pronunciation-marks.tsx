@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { useMemo, useRef } from 'react'
 import { type ModelId, type Pronunciation, phonemesHonoured, type ScriptLine } from '../../../schema/index.ts'
 import type { PronunciationMatch } from './pronounce.ts'
 import { usePronunciations } from './pronunciations-store.ts'
@@ -14,12 +14,19 @@ export const NO_MARKS: LineMarks = []
 
 export function usePronunciationMarks(lines: readonly ScriptLine[]): Map<string, LineMarks> {
   const lexicon = usePronunciations((s) => s.lexicon)
+  // Matches by line text for this lexicon: a keystroke finds again only the line it changed.
+  const cache = useRef({ lexicon, byText: new Map<string, LineMarks>() })
   return useMemo(() => {
+    if (cache.current.lexicon !== lexicon) cache.current = { lexicon, byText: new Map() }
+    const { byText } = cache.current
     const byLine = new Map<string, LineMarks>()
+    const seen = new Map<string, LineMarks>()
     for (const line of lines) {
-      const found = lexicon.find(line.text)
+      const found = byText.get(line.text) ?? lexicon.find(line.text)
+      seen.set(line.text, found)
       if (found.length > 0) byLine.set(line.id, found)
     }
+    cache.current.byText = seen
     return byLine
   }, [lines, lexicon])
 }
