@@ -2,6 +2,7 @@ import { useMemo, useRef } from 'react'
 import { type ModelId, type Pronunciation, phonemesHonoured, type ScriptLine } from '../../../schema/index.ts'
 import type { PronunciationMatch } from './pronounce.ts'
 import { usePronunciations } from './pronunciations-store.ts'
+import './pronunciations.css'
 
 /**
  * The editor's marks of the studio's pronunciations: which words of each line are said otherwise, and what they will
