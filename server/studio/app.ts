@@ -17,6 +17,8 @@ import type { StudioStorage } from './database.ts'
 import { invalidAddress, notFound, refuse, registerErrorHandler } from './errors.ts'
 import { registerCallRoutes } from './live/calls.ts'
 import { liveBridgeOptions } from './live/transcription.ts'
+import { registerPronunciationRoutes } from './pronunciations/routes.ts'
+import { PronunciationStore } from './pronunciations/store.ts'
 import { authorizeSocket, authorizeUpstream } from './proxy/access.ts'
 import type { RetryPolicy } from './proxy/retry.ts'
 import { callUpstream, registerUpstreamProxy, type Upstream } from './proxy/upstream.ts'
@@ -149,6 +151,7 @@ export async function createStudio(opts: StudioOptions) {
   registerTranscriptRoutes(app, transcripts, upstream)
   registerScriptRoutes(app, new ScriptStore(storage))
   registerTakeRoutes(app, takes, lineage)
+  registerPronunciationRoutes(app, new PronunciationStore(storage))
 
   const hasApp = !!opts.staticDir && existsSync(join(opts.staticDir, 'index.html'))
   registerConsentRequestRoutes(app, {

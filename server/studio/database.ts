@@ -132,6 +132,18 @@ export interface StudioTables {
     by_user: string | null
   }
   transcript_audio: BlobChunkRow
+  pronunciations: {
+    id: string
+    /** `pronunciationKey` (schema/pronunciations.ts): unique, so one word and case rule has one entry. */
+    match_key: string
+    text: string
+    say_as: string
+    phonemes: string | null
+    case_sensitive: number
+    created_by: string
+    created_at: number
+    updated_at: number
+  }
 }
 
 export type StudioDb = Kysely<StudioTables>
@@ -363,6 +375,23 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
         .addColumn('by_user', 'text')
         .execute()
       await db.schema.createIndex('take_erasures_voice').on('take_erasures').column('voice_id').execute()
+    },
+  },
+  // The studio's lexicon (pronunciations/store.ts), shared by its designers: the studio is the workspace.
+  '0009_pronunciations': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('pronunciations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('match_key', 'text', (c) => c.notNull().unique())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('say_as', 'text', (c) => c.notNull())
+        .addColumn('phonemes', 'text')
+        .addColumn('case_sensitive', 'integer', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', int(dialect), (c) => c.notNull())
+        .addColumn('updated_at', int(dialect), (c) => c.notNull())
+        .execute()
     },
   },
   // Remote consent (consent-requests/): one-time links an owner records their consent through, kept hashed. A used

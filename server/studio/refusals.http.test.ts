@@ -82,6 +82,20 @@ const ROUTES: Route[] = [
     badBody: { body: { starred: 'yes' }, param: 'starred' },
   },
   { method: 'DELETE', path: '/api/takes/:id', roles: DESIGNER },
+  { method: 'GET', path: '/api/pronunciations', roles: DESIGNER },
+  {
+    method: 'POST',
+    path: '/api/pronunciations',
+    roles: DESIGNER,
+    badBody: { body: { text: 'x', say_as: 7 }, param: 'say_as' },
+  },
+  {
+    method: 'POST',
+    path: '/api/pronunciations/import',
+    roles: DESIGNER,
+    badBody: { body: { entries: 'all' }, param: 'entries' },
+  },
+  { method: 'DELETE', path: '/api/pronunciations/:id', roles: DESIGNER },
   { method: 'GET', path: '/api/transcripts', roles: REVIEWER },
   {
     method: 'POST',

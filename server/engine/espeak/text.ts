@@ -14,3 +14,11 @@ export function espeakRate(baseRate: number, speed: number): number {
 export function escapeForSsml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
+
+/**
+ * eSpeak NG reads SSML that follows a phoneme span's `]]` at once as words ("slash prosody"), measured; a space between
+ * them keeps the tag a tag. Spans come from the phoneme form (text/phonemes.ts).
+ */
+export function spaceAfterPhonemes(text: string): string {
+  return text.includes(']]') ? text.replace(/\]\](?=<)/g, ']] ') : text
+}

@@ -11,7 +11,7 @@ import { OUTPUT_SAMPLE_RATE } from '../synthesizer.ts'
 import { stretchTempo, TimeStretcher } from '../time-stretch.ts'
 import { PolyphaseResampler } from './polyphase.ts'
 import { ABORT, CREDITS, type JobMessage, POST_SAMPLES, type WorkerMessage } from './protocol.ts'
-import { escapeForSsml, espeakRate } from './text.ts'
+import { escapeForSsml, espeakRate, spaceAfterPhonemes } from './text.ts'
 
 const port = parentPort
 if (!port) throw new Error('The eSpeak worker must run in a worker thread.')
@@ -122,7 +122,7 @@ function waitForCredit(control: Int32Array): boolean {
 
 async function run(job: JobMessage) {
   const control = new Int32Array(job.control)
-  const text = job.ssml ? job.text : escapeForSsml(job.text)
+  const text = spaceAfterPhonemes(job.ssml ? job.text : escapeForSsml(job.text))
   // UTF-8 takes at most 3 bytes per UTF-16 unit; the terminating zero and alignment take a few more.
   if (text.length * 3 + 16 > MAX_JOB_BYTES) {
     throw new Error(`One synthesis job takes at most ${Math.floor(MAX_JOB_BYTES / 3) - 16} characters.`)

@@ -11,6 +11,7 @@ import { expandEnglish } from './english.ts'
 import { formatEnglish } from './format.ts'
 import { shouldExpandEnglish } from './language.ts'
 import { emphasize, splitMarkup } from './markup.ts'
+import { outsidePhonemes, phonemesForEspeak } from './phonemes.ts'
 
 export interface NormalizeOptions {
   /** BCP 47 language of the voice, such as "en-US", "de" or "zh-CN". */
@@ -18,13 +19,13 @@ export interface NormalizeOptions {
 }
 
 export function normalizeText(text: string, opts: NormalizeOptions): string {
-  const clean = cleanText(text)
+  const clean = cleanText(phonemesForEspeak(text))
   if (!shouldExpandEnglish(clean, opts.voiceLanguage)) return clean
   return splitMarkup(formatEnglish(clean))
     .map((piece) => {
       if (piece.kind === 'tag') return piece.text
-      if (piece.kind === 'emphasis') return emphasize(expandEnglish(piece.text))
-      return expandEnglish(piece.text)
+      if (piece.kind === 'emphasis') return emphasize(outsidePhonemes(piece.text, expandEnglish))
+      return outsidePhonemes(piece.text, expandEnglish)
     })
     .join('')
     .trim()

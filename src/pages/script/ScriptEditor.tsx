@@ -24,6 +24,12 @@ import {
 import { linesToText, reconcileLines } from './line-ids.ts'
 import { insertTag, type TextEdit, toggleEmphasis } from './markup-insert.ts'
 import { highlightLine, lintScript, type MarkupIssue, type Severity } from './markup-lint.ts'
+import {
+  type LineMarks,
+  NO_MARKS,
+  PronunciationNotes,
+  usePronunciationMarks,
+} from './pronunciation-marks.tsx'
 import './editor.css'
 
 export interface ScriptEditorProps {
@@ -100,6 +106,7 @@ export function ScriptEditor({
     }
     return byLine
   }, [issues])
+  const marks = usePronunciationMarks(lines)
   const characters = scriptCharacters(lines)
   const [caretLine, setCaretLine] = useState<number | null>(null)
   const [refused, setRefused] = useState(false)
@@ -250,6 +257,7 @@ export function ScriptEditor({
               text={line.text}
               model={model}
               issues={issuesByLine.get(line.id) ?? NO_ISSUES}
+              marks={marks.get(line.id) ?? NO_MARKS}
               active={line.id === activeLineId}
               caret={index === caretLine}
             />
@@ -289,6 +297,7 @@ export function ScriptEditor({
         returns to the script.
       </p>
       <IssueList issues={issues} onShow={showIssue} onAddToCast={onAddToCast} />
+      <PronunciationNotes lines={lines} marks={marks} model={model} />
     </div>
   )
 }
@@ -365,9 +374,14 @@ interface MirrorLineProps {
   text: string
   model: ModelId
   issues: readonly MarkupIssue[]
+  marks: LineMarks
   active: boolean
   caret: boolean
 }
+
+const sameMarks = (a: LineMarks, b: LineMarks) =>
+  a.length === b.length &&
+  a.every((x, i) => x.start === b[i]?.start && x.end === b[i]?.end && x.entry === b[i]?.entry)
 
 const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
   a.length === b.length &&
@@ -375,7 +389,7 @@ const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
 
 /** One line of the highlight layer: the segments' colours, with each issue's range underlined. */
 const MirrorLine = memo(
-  function MirrorLine({ id, text, model, issues, active, caret }: MirrorLineProps) {
+  function MirrorLine({ id, text, model, issues, marks, active, caret }: MirrorLineProps) {
     const pieces: { text: string; className: string }[] = []
     let offset = 0
     for (const segment of highlightLine(text, model)) {
@@ -383,6 +397,8 @@ const MirrorLine = memo(
       const cuts = new Set([offset, end])
       for (const issue of issues)
         for (const at of [issue.start, issue.end]) if (at > offset && at < end) cuts.add(at)
+      for (const mark of marks)
+        for (const at of [mark.start, mark.end]) if (at > offset && at < end) cuts.add(at)
       const points = [...cuts].sort((a, b) => a - b)
       for (let i = 0; i + 1 < points.length; i++) {
         const [from = 0, to = 0] = [points[i], points[i + 1]]
@@ -392,7 +408,12 @@ const MirrorLine = memo(
             (w, issue) => (w && SEVERITY_RANK[w] >= SEVERITY_RANK[issue.severity] ? w : issue.severity),
             null,
           )
-        const classes = [segment.kind === 'text' ? '' : `mk-${segment.kind}`, worst ? `issue-${worst}` : '']
+        const said = marks.some((m) => m.start < to && m.end > from)
+        const classes = [
+          segment.kind === 'text' ? '' : `mk-${segment.kind}`,
+          worst ? `issue-${worst}` : '',
+          said ? 'pron-match' : '',
+        ]
         pieces.push({ text: text.slice(from, to), className: classes.filter(Boolean).join(' ') })
       }
       offset = end
@@ -423,6 +444,7 @@ const MirrorLine = memo(
     a.model === b.model &&
     a.active === b.active &&
     a.caret === b.caret &&
+    sameMarks(a.marks, b.marks) &&
     sameIssues(a.issues, b.issues),
 )
 

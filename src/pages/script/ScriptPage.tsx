@@ -16,6 +16,7 @@ import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
 import { CastPanel, newCastMember } from './CastPanel.tsx'
 import { LiveBox } from './LiveBox.tsx'
 import { LivePlaybackStats, PlaybackStatusLine, StopButton } from './PlaybackStatus.tsx'
+import { PronunciationsPanel } from './PronunciationsPanel.tsx'
 import { finalRender, type LinePlan, playLines, useLineBeingHeard, usePreview } from './preview.ts'
 import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
 import { ScriptEditor, type ScriptEditorProps } from './ScriptEditor.tsx'
@@ -386,6 +387,7 @@ export function ScriptPage() {
             savedVoices={savedVoices}
             onSample={playSample}
           />
+          <PronunciationsPanel model={script.settings.model} />
         </aside>
       </div>
     </section>

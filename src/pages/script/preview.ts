@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import {
+  DEFAULT_MODEL,
   SECOND_GEN_MODEL,
   type SpeechRequest,
   spokenLine,
@@ -9,6 +10,7 @@ import { type CapacityWait, withCapacityRetry } from '../../api/capacity-retry.t
 import { renderSpeech, streamSpeech, streamSpeechWithReference } from '../../api/speech.ts'
 import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { prebufferFor, usePlayback } from '../../state/playback.ts'
+import { spokenInput } from './pronunciations-store.ts'
 import type { Reference } from './ReferencePanel.tsx'
 import { useScript } from './script-store.ts'
 import { toSpeechRequest } from './settings.ts'
@@ -105,7 +107,7 @@ async function streamLine(
   push: (pcm: Int16Array, first: boolean) => void,
   timing: Promise<number | null> | null,
 ): Promise<void> {
-  const request = toSpeechRequest(plan.settings, plan.input)
+  const request = toSpeechRequest(plan.settings, spokenInput(plan.input, plan.settings.model))
   const takes = useTakes.getState()
   let takeId: string | null = null
   let heard = false
@@ -197,8 +199,14 @@ export async function finalRender(lineIds: readonly string[], signal?: AbortSign
   usePreview.setState({ renderNotes: notes, rendering: { done: 0, total: renderable.length } })
   try {
     for (const [i, take] of renderable.entries()) {
-      const input = spokenLine(take.text, useScript.getState().cast).input
-      const request = { ...take.request, input, stream: false }
+      const request = {
+        ...take.request,
+        input: spokenInput(
+          spokenLine(take.text, useScript.getState().cast).input,
+          take.request.model ?? DEFAULT_MODEL,
+        ),
+        stream: false,
+      }
       const pcm = await withCapacityRetry(() => renderSpeech(request, signal), {
         signal,
         onWait: (wait) => usePreview.setState({ wait }),
