@@ -23,6 +23,7 @@ import {
 import { linesToText, reconcileLines } from './line-ids.ts'
 import { insertTag, type TextEdit, toggleEmphasis } from './markup-insert.ts'
 import { highlightLine, lintScript, type MarkupIssue, type Severity } from './markup-lint.ts'
+import { lockedLineEdited } from './take-currency.ts'
 import './editor.css'
 
 export interface ScriptEditorProps {
@@ -97,6 +98,8 @@ export function ScriptEditor({
   const characters = scriptCharacters(lines)
   const [caretLine, setCaretLine] = useState<number | null>(null)
   const [refused, setRefused] = useState(false)
+  /** The number of the locked line an edit would have changed, while the note says so. */
+  const [lockedRefusal, setLockedRefusal] = useState<number | null>(null)
   const pendingSelection = useRef<TextEdit | null>(null)
   const reported = useRef({ lineId: '', selected: '' })
 
@@ -162,7 +165,14 @@ export function ScriptEditor({
     }
     setRefused(false)
     pendingSelection.current = edit
-    onChange(reconcileLines(lines, edit.text))
+    changeLines(reconcileLines(lines, edit.text))
+  }
+
+  /** A locked line's text is read-only: an edit that would change or remove it is not made, and the note says why. */
+  const changeLines = (next: ScriptLine[]) => {
+    const locked = lockedLineEdited(lines, next)
+    setLockedRefusal(locked ? locked.number : null)
+    if (!locked) onChange(next)
   }
 
   const selection = () => {
@@ -209,9 +219,12 @@ export function ScriptEditor({
     revealLine(issue.lineId)
   }
 
-  const note = refused
-    ? `That would take the script past its limit of ${count(MAX_SCRIPT_CHARS)} characters, so nothing was added.`
-    : lengthNote(characters)
+  const note =
+    lockedRefusal !== null
+      ? `Line ${lockedRefusal} is locked: unlock it to edit its text.`
+      : refused
+        ? `That would take the script past its limit of ${count(MAX_SCRIPT_CHARS)} characters, so nothing was added.`
+        : lengthNote(characters)
   const legacy = !isSecondGen(model)
   const taId = `${id}-script`
   const helpId = `${id}-help`
@@ -246,6 +259,7 @@ export function ScriptEditor({
               issues={issuesByLine.get(line.id) ?? NO_ISSUES}
               active={line.id === activeLineId}
               caret={index === caretLine}
+              locked={line.locked === true}
             />
           ))}
         </div>
@@ -260,7 +274,7 @@ export function ScriptEditor({
           onChange={(e) => {
             if (e.target.value.length > MAX_SCRIPT_CHARS) return
             setRefused(false)
-            onChange(reconcileLines(lines, e.target.value))
+            changeLines(reconcileLines(lines, e.target.value))
             syncCaret()
           }}
           onSelect={syncCaret}
@@ -361,6 +375,8 @@ interface MirrorLineProps {
   issues: readonly MarkupIssue[]
   active: boolean
   caret: boolean
+  /** Read-only until unlocked (drawn with a bar at its left). */
+  locked: boolean
 }
 
 const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
@@ -369,7 +385,7 @@ const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
 
 /** One line of the highlight layer: the segments' colours, with each issue's range underlined. */
 const MirrorLine = memo(
-  function MirrorLine({ id, text, model, issues, active, caret }: MirrorLineProps) {
+  function MirrorLine({ id, text, model, issues, active, caret, locked }: MirrorLineProps) {
     const pieces: { text: string; className: string }[] = []
     let offset = 0
     for (const segment of highlightLine(text, model)) {
@@ -391,7 +407,9 @@ const MirrorLine = memo(
       }
       offset = end
     }
-    const className = ['line', active && 'is-active', caret && 'is-caret'].filter(Boolean).join(' ')
+    const className = ['line', active && 'is-active', caret && 'is-caret', locked && 'is-locked']
+      .filter(Boolean)
+      .join(' ')
     return (
       <div className={className} data-line-id={id}>
         {pieces.length === 0 ? (
@@ -417,6 +435,7 @@ const MirrorLine = memo(
     a.model === b.model &&
     a.active === b.active &&
     a.caret === b.caret &&
+    a.locked === b.locked &&
     sameIssues(a.issues, b.issues),
 )
 

@@ -39,6 +39,8 @@ export interface ScriptState {
   setSettings(settings: VoiceSettings): void
   setLines(lines: ScriptLine[]): void
   setOverride(lineId: string, override: LineOverride | undefined): void
+  /** Locks a line (its chosen take kept, never made again, its text read-only) or unlocks it. */
+  setLocked(lineId: string, locked: boolean): void
   /** Replaces the script's text (import); lines whose text is unchanged keep their ids. */
   importText(text: string, title?: string): void
   saveNow(): Promise<void>
@@ -131,6 +133,15 @@ export const useScript = create<ScriptState>((set, get) => {
           if (l.id !== lineId) return l
           const { override: _old, ...rest } = l
           return override ? { ...rest, override } : rest
+        }),
+      })
+    },
+    setLocked(lineId, locked) {
+      edited({
+        lines: get().lines.map((l) => {
+          if (l.id !== lineId) return l
+          const { locked: _old, ...rest } = l
+          return locked ? { ...rest, locked: true } : rest
         }),
       })
     },
