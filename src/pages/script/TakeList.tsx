@@ -292,6 +292,7 @@ export function TakeList({
                   </span>
                   <span className={`take-badge take-${take.status}`}>{STATUS_TEXT[take.status]}</span>
                   {erased && <span className="take-badge take-badge-erased">Audio erased</span>}
+                  {take.starred && <span className="take-badge take-badge-chosen">Chosen</span>}
                   {take.final && <span className="take-badge">Final render</span>}
                   {changed && <span className="take-badge take-badge-changed">{TEXT_CHANGED}</span>}
                   {take.timeToFirstAudioMs !== null && (
@@ -366,7 +367,8 @@ export function TakeList({
                         aria-label={`Star ${name}`}
                         onClick={() => starTake(take.id, !take.starred).catch(tell(`Could not star ${name}`))}
                       >
-                        {take.starred ? '★ Starred' : '☆ Star'}
+                        {/* The name stays "Star …" (a toggle, aria-pressed); the filled star shows it is chosen. */}
+                        {take.starred ? '★ Star' : '☆ Star'}
                       </button>
                       <label className="take-pick">
                         <input

@@ -146,7 +146,13 @@ export const useScript = create<ScriptState>((set, get) => {
       })
     },
     importText(text, title) {
-      const lines = reconcileLines(get().lines, text.replace(/\r\n?/g, '\n'))
+      const before = new Map(get().lines.map((l) => [l.id, l.text]))
+      // An imported file replaces the script: a locked line whose text the file does not hold is replaced, unlocked.
+      const lines = reconcileLines(get().lines, text.replace(/\r\n?/g, '\n')).map((l) => {
+        if (!l.locked || before.get(l.id) === l.text) return l
+        const { locked: _locked, ...rest } = l
+        return rest
+      })
       edited(title ? { lines, title } : { lines })
     },
 
