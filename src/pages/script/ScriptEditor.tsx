@@ -169,10 +169,18 @@ export function ScriptEditor({
   }
 
   /** A locked line's text is read-only: an edit that would change or remove it is not made, and the note says why. */
-  const changeLines = (next: ScriptLine[]) => {
+  const changeLines = (next: ScriptLine[], typedInto?: HTMLTextAreaElement) => {
     const locked = lockedLineEdited(lines, next)
     setLockedRefusal(locked ? locked.number : null)
-    if (!locked) onChange(next)
+    if (!locked) return onChange(next)
+    pendingSelection.current = null
+    // The textarea already shows the refused keystroke: the text goes back, and the caret to where it was (left at
+    // the end, the next keystrokes would land in the last line).
+    if (typedInto) {
+      const caret = Math.max(0, typedInto.selectionStart - (typedInto.value.length - text.length))
+      typedInto.value = text
+      typedInto.setSelectionRange(caret, caret)
+    }
   }
 
   const selection = () => {
@@ -274,7 +282,7 @@ export function ScriptEditor({
           onChange={(e) => {
             if (e.target.value.length > MAX_SCRIPT_CHARS) return
             setRefused(false)
-            changeLines(reconcileLines(lines, e.target.value))
+            changeLines(reconcileLines(lines, e.target.value), e.target)
             syncCaret()
           }}
           onSelect={syncCaret}
