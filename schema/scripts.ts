@@ -51,6 +51,11 @@ export const scriptLineSchema = z.strictObject({
   id: z.string().regex(LINE_ID_PATTERN),
   text: z.string().refine((t) => !t.includes('\n'), { error: 'a line holds no line break' }),
   override: lineOverrideSchema.optional(),
+  /**
+   * Locked: the line's chosen (starred) take is kept as it is, the line is never generated again (not by a play, the
+   * changed lines or the final render) and its text cannot be edited until it is unlocked. Absent: not locked.
+   */
+  locked: z.boolean().optional(),
 })
 export type ScriptLine = z.infer<typeof scriptLineSchema>
 

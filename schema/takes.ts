@@ -74,6 +74,12 @@ export const storedTakeSchema = z.object({
   time_to_first_audio_ms: z.number().int().nullable(),
   /** Samples of 24 kHz audio. */
   samples: z.number().int(),
+  /**
+   * Integrated loudness (ITU-R BS.1770-4) of its audio in LUFS, measured by the backend as it stored the take. Null:
+   * not measurable (silent, or shorter than one 400 ms block) or a take stored before loudness was measured; absent
+   * from an older backend.
+   */
+  loudness_lufs: z.number().nullable().optional(),
   /** When the backend stored it, milliseconds since 1970; the oldest unstarred go first beyond the caps. */
   created_at: z.number().int(),
   /**

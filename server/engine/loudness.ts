@@ -1,37 +1,12 @@
 /**
- * Integrated loudness after ITU-R BS.1770-4 (K-weighting, 400 ms blocks with 75 % overlap, absolute gate at −70 LUFS
- * and relative gate 10 LU below), and whole-utterance normalization to a target. Streaming output cannot do this:
+ * Whole-utterance loudness normalization to a target, measured by the BS.1770 meter in core/loudness.ts. Streaming output cannot do this:
  * it needs the whole utterance before the first sample leaves, which is what `stream: false` allows.
  */
 
-import { type BiquadCoefficients, filtered, highPass, highShelf } from '../../core/biquad.ts'
+import { integratedLoudness } from '../../core/loudness.ts'
 
-/** The two K-weighting stages: the standard's reference filter fitted as RBJ forms (core/biquad.ts). */
-function kWeighting(rate: number): BiquadCoefficients[] {
-  return [highShelf(rate, 1500, 4), highPass(rate, 38, 0.5)]
-}
-
-const loudnessOf = (meanSquare: number) => -0.691 + 10 * Math.log10(meanSquare)
-
-/** Integrated loudness in LUFS of mono PCM16, or −Infinity for silence or audio shorter than one block. */
-export function integratedLoudness(pcm: Int16Array, rate: number): number {
-  let weighted: Float64Array = Float64Array.from(pcm, (s) => s / 32768)
-  for (const stage of kWeighting(rate)) weighted = filtered(weighted, stage)
-  const block = Math.round(0.4 * rate)
-  const step = Math.round(0.1 * rate)
-  const powers: number[] = []
-  for (let start = 0; start + block <= weighted.length; start += step) {
-    let sum = 0
-    for (let i = start; i < start + block; i++) sum += (weighted[i] ?? 0) ** 2
-    powers.push(sum / block)
-  }
-  const aboveAbsolute = powers.filter((p) => loudnessOf(p) > -70)
-  if (aboveAbsolute.length === 0) return Number.NEGATIVE_INFINITY
-  const mean = (ps: number[]) => ps.reduce((s, p) => s + p, 0) / ps.length
-  const relativeGate = loudnessOf(mean(aboveAbsolute)) - 10
-  const gated = aboveAbsolute.filter((p) => loudnessOf(p) > relativeGate)
-  return loudnessOf(mean(gated))
-}
+/** Measured by the one BS.1770 meter, shared with the studio and the page. */
+export { integratedLoudness }
 
 export const TARGET_LUFS = -16
 /** Normalization never lifts a sample above this peak: the limiter below holds louder peaks down. */

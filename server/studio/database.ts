@@ -119,6 +119,8 @@ export interface StudioTables {
     /** When its audio was erased because the voice or its consent went (milliseconds), and why. */
     erased_at: number | null
     erased_reason: 'consent_revoked' | 'voice_deleted' | 'voice_gone' | null
+    /** BS.1770 integrated loudness of the audio, LUFS; null when not measurable or stored before it was measured. */
+    loudness_lufs: number | null
   }
   take_audio: { take_id: string; pcm: Uint8Array }
   take_erasures: {
@@ -391,6 +393,16 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
         .addColumn('created_by', 'text', (c) => c.notNull())
         .addColumn('created_at', int(dialect), (c) => c.notNull())
         .addColumn('updated_at', int(dialect), (c) => c.notNull())
+        .execute()
+    },
+  },
+  // Each take's integrated loudness (core/loudness.ts), measured as it is stored, for the loudness-matched A/B. Takes
+  // stored before stay null: the page measures them from their audio when it arrives.
+  '0010_take_loudness': {
+    async up(db, dialect) {
+      await db.schema
+        .alterTable('takes')
+        .addColumn('loudness_lufs', dialect === 'postgres' ? 'double precision' : 'real')
         .execute()
     },
   },

@@ -74,7 +74,7 @@ describe('TakePlayer', () => {
     const a = take('a', 3)
     const b = take('b', 3)
     player.compare(a, b)
-    expect(player.state.compare).toEqual({ a: 'a', b: 'b', side: 'a' })
+    expect(player.state.compare).toEqual({ a: 'a', b: 'b', side: 'a', gains: { a: 1, b: 1 } })
     player.play(a)
     fake.advance(1.2)
     const [sourceA] = fake.playing
@@ -91,6 +91,28 @@ describe('TakePlayer', () => {
     expect(player.position).toBeCloseTo(1.5)
     player.switchTo('a')
     expect(fake.playing.at(-1)?.offset).toBeCloseTo(1.5)
+  })
+
+  it('plays each side of a comparison at its own gain, switching and changing it inside the fade', () => {
+    const a = take('a', 3)
+    const b = take('b', 3)
+    player.compare(a, b, { a: 0.5, b: 1 })
+    player.play(a)
+    expect(fake.playing.at(-1)?.gain?.rampTo).toEqual({ value: 0.5, at: fake.currentTime + 0.005 })
+    fake.advance(1)
+    player.switchTo('b')
+    expect(fake.playing.at(-1)?.gain?.rampTo).toEqual({ value: 1, at: fake.currentTime + 0.005 })
+    player.switchTo('a')
+    expect(fake.playing.at(-1)?.gain?.rampTo?.value).toBe(0.5)
+    // Matching turned off while A plays: A goes back to its own level at once, without a new source.
+    const sources = fake.sources.length
+    player.setGains({ a: 1, b: 1 })
+    expect(fake.sources.length).toBe(sources)
+    expect(fake.playing.at(-1)?.gain?.rampTo).toEqual({ value: 1, at: fake.currentTime + 0.005 })
+    expect(player.state.compare?.gains).toEqual({ a: 1, b: 1 })
+    // A take played on its own is never turned down.
+    player.play(take('c', 1))
+    expect(fake.playing.at(-1)?.gain?.rampTo?.value).toBe(1)
   })
 
   it('keeps the position when switching while paused, and waits at the end of a shorter take', () => {

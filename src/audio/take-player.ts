@@ -21,9 +21,17 @@ export interface TakePlayerState {
   playing: boolean
   /** Seconds of the loaded take. */
   duration: number
-  /** The pair being compared and which of them is heard. */
-  compare: { a: string; b: string; side: Side } | null
+  /** The pair being compared, which of them is heard, and the gain each plays at (1 unless matched). */
+  compare: { a: string; b: string; side: Side; gains: Gains } | null
 }
+
+/** Linear gain per side of a comparison (loudness matching, core/loudness.ts `matchedGains`). */
+export interface Gains {
+  a: number
+  b: number
+}
+
+const UNITY: Gains = { a: 1, b: 1 }
 
 const FADE_SECONDS = 0.005
 
@@ -46,7 +54,7 @@ export class TakePlayer extends EventTarget {
   /** Keyed by the PCM itself: a take still growing gets a new array, so a stale buffer is never replayed. */
   private buffers = new WeakMap<Int16Array, AudioBuffer>()
   private loaded: Loaded | null = null
-  private pair: { a: Loaded; b: Loaded; side: Side } | null = null
+  private pair: { a: Loaded; b: Loaded; side: Side; gains: Gains } | null = null
   private voice: Voice | null = null
   /** The position while nothing plays. */
   private offset = 0
@@ -108,10 +116,13 @@ export class TakePlayer extends EventTarget {
     this.changed()
   }
 
-  /** Readies both takes for A/B listening, with A loaded at its start; nothing plays until `play`. */
-  compare(a: PlayableTake, b: PlayableTake): void {
+  /**
+   * Readies both takes for A/B listening, with A loaded at its start; nothing plays until `play`. Each side plays at
+   * its gain (the loudness match), applied inside the 5 ms fade so a switch stays free of clicks.
+   */
+  compare(a: PlayableTake, b: PlayableTake, gains: Gains = UNITY): void {
     this.silence()
-    this.pair = { a: this.load(a), b: this.load(b), side: 'a' }
+    this.pair = { a: this.load(a), b: this.load(b), side: 'a', gains }
     this.loaded = this.pair.a
     this.offset = 0
     this.changed()
@@ -130,6 +141,21 @@ export class TakePlayer extends EventTarget {
     // Past the end of the shorter take there is nothing to hear; it waits there, ended.
     if (wasPlaying && clamped < this.duration) this.start(clamped)
     else this.offset = clamped
+    this.changed()
+  }
+
+  /** Changes the pair's gains (matching turned on or off), heard at once if it plays. */
+  setGains(gains: Gains): void {
+    const pair = this.pair
+    if (!pair || (pair.gains.a === gains.a && pair.gains.b === gains.b)) return
+    pair.gains = gains
+    const v = this.voice
+    if (v && this.context) {
+      const now = this.context.currentTime
+      v.gain.gain.cancelScheduledValues(now)
+      v.gain.gain.setValueAtTime(v.gain.gain.value, now)
+      v.gain.gain.linearRampToValueAtTime(gains[pair.side], now + FADE_SECONDS)
+    }
     this.changed()
   }
 
@@ -192,7 +218,7 @@ export class TakePlayer extends EventTarget {
     const now = context.currentTime
     const gain = context.createGain()
     gain.gain.setValueAtTime(0, now)
-    gain.gain.linearRampToValueAtTime(1, now + FADE_SECONDS)
+    gain.gain.linearRampToValueAtTime(this.pair ? this.pair.gains[this.pair.side] : 1, now + FADE_SECONDS)
     gain.connect(context.destination)
     const source = context.createBufferSource()
     source.buffer = loaded.buffer
@@ -227,7 +253,7 @@ export class TakePlayer extends EventTarget {
       takeId: this.loaded?.take.id ?? null,
       playing: this.voice !== null,
       duration: this.duration,
-      compare: pair ? { a: pair.a.take.id, b: pair.b.take.id, side: pair.side } : null,
+      compare: pair ? { a: pair.a.take.id, b: pair.b.take.id, side: pair.side, gains: pair.gains } : null,
     }
     this.dispatchEvent(new Event('change'))
   }

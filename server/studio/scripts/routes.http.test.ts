@@ -303,6 +303,37 @@ describe('validation at the limits', () => {
     await expectRefused(await call(designer, 'POST', '', doc([])), 400, 'lines')
   })
 
+  it('keeps a line’s lock through saves and unlocking; refuses a lock that is not true or false', async () => {
+    const created = await create(designer, {
+      ...doc(),
+      lines: [
+        { id: lineId(0), text: 'First line.', locked: true },
+        { id: lineId(1), text: 'Second line.' },
+      ],
+    })
+    expect(created.lines.map((l) => l.locked)).toEqual([true, undefined])
+    expect(await current(designer, created.id)).toStrictEqual(created)
+    const unlocked = await call(designer, 'PUT', `/${created.id}`, {
+      script: {
+        ...doc(),
+        lines: [
+          { id: lineId(0), text: 'First line.' },
+          { id: lineId(1), text: 'Second line.', locked: true },
+        ],
+      },
+      revision: created.revision,
+    })
+    expect(unlocked.status).toBe(200)
+    const saved = savedScriptSchema.parse(await unlocked.json())
+    expect(saved.lines.map((l) => l.locked)).toEqual([undefined, true])
+    expect(((await current(designer, created.id)) as { lines: unknown[] }).lines).toStrictEqual(saved.lines)
+    for (const locked of ['yes', 1, null]) {
+      const bad = doc(['One.'])
+      bad.lines[0] = { id: lineId(0), text: 'One.', locked } as never
+      await expectRefused(await call(designer, 'POST', '', bad), 400, 'lines.0.locked')
+    }
+  })
+
   it('refuses decoding values out of range, naming the field', async () => {
     const hot = doc(['One.'], { settings: { model: SECOND_GEN_MODEL, voice: VOICE, temperature: 2.01 } })
     await expectRefused(await call(designer, 'POST', '', hot), 400, 'settings.temperature')

@@ -663,3 +663,65 @@ describe('migration 0008 (lineage) on a studio database with takes', () => {
     }
   })
 })
+
+describe('each take’s loudness (BS.1770), measured as it is stored', () => {
+  /** A 997 Hz sine of `amplitude` (of full scale) as PCM16 bytes: its loudness is known, −3.01 LUFS at full scale. */
+  const sineBytes = (amplitude: number, seconds: number) => {
+    const b = Buffer.alloc(24_000 * seconds * 2)
+    for (let i = 0; i < b.length / 2; i++)
+      b.writeInt16LE(Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 997 * i) / 24_000)), i * 2)
+    return b
+  }
+
+  it('is measured from the audio, listed with the take, and null when it cannot be measured', async () => {
+    const scriptId = await newScript(designer)
+    const loud = (await upload(designer, scriptId, takeOf(), sineBytes(0.5, 2))).take
+    const quiet = (await upload(designer, scriptId, takeOf(), sineBytes(0.05, 2))).take
+    // 0.5 of full scale is 6.02 dB under −3.01; a tenth of that 20 dB further.
+    expect(Math.abs((loud.loudness_lufs ?? 0) + 9.03)).toBeLessThan(0.1)
+    expect(Math.abs((quiet.loudness_lufs ?? 0) + 29.03)).toBeLessThan(0.1)
+    const silent = (await upload(designer, scriptId, takeOf(), Buffer.alloc(48_000))).take
+    const short = (await upload(designer, scriptId, takeOf(), sineBytes(0.5, 0.25))).take
+    expect([silent.loudness_lufs, short.loudness_lufs]).toEqual([null, null])
+    const listed = new Map((await listOf(designer, scriptId)).map((t) => [t.id, t.loudness_lufs]))
+    expect(listed.get(loud.id)).toBe(loud.loudness_lufs)
+    expect(listed.get(quiet.id)).toBe(quiet.loudness_lufs)
+    expect(listed.get(silent.id)).toBeNull()
+  })
+
+  it('migration 0010 keeps older takes, their loudness unknown (null)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'takes-loudness-'))
+    const database = testDatabase(TEST_BACKEND)
+    const before = Object.fromEntries(Object.entries(STUDIO_MIGRATIONS).filter(([name]) => name < '0010'))
+    try {
+      const old = await openStorage<StudioTables>({
+        dataDir: dir,
+        file: 'studio.db',
+        databaseUrl: database.env.DATABASE_URL || undefined,
+        schema: database.env.STUDIO_DATABASE_SCHEMA || 'studio',
+        migrations: before,
+      })
+      await sql`INSERT INTO scripts (id, owner, title, document, characters, lines, revision, created_at, updated_at)
+        VALUES ('sc_1', 'ana', 't', '{}', 1, 1, 1, 1, 1)`.execute(old.db)
+      await sql`INSERT INTO takes (id, owner, script_id, line_id, text, settings, reference, status, final, starred,
+        name, time_to_first_audio_ms, samples, bytes, created_at) VALUES ('tk_old', 'ana', 'sc_1', ${LINE}, 'Hi.',
+        '{}', 0, 'complete', 0, 0, NULL, NULL, 1, 2, 1)`.execute(old.db)
+      await old.close()
+
+      const db = await database.open(dir)
+      try {
+        const rows = await db.db.selectFrom('takes').select(['id', 'loudness_lufs']).execute()
+        expect(rows).toEqual([{ id: 'tk_old', loudness_lufs: null }])
+        await db.db.updateTable('takes').set({ loudness_lufs: -19.25 }).execute()
+        const after = await db.db.selectFrom('takes').select('loudness_lufs').executeTakeFirstOrThrow()
+        // A real number on both databases (PostgreSQL's double precision, SQLite's real), not a string.
+        expect(after.loudness_lufs).toBe(-19.25)
+      } finally {
+        await db.close()
+      }
+    } finally {
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

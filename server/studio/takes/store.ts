@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { ExpressionBuilder } from 'kysely'
+import { integratedLoudness } from '../../../core/loudness.ts'
 import {
   type ErasureReason,
   MAX_TAKE_BYTES_PER_USER,
   MAX_TAKES_PER_USER,
   type NewTake,
   newTakeSchema,
+  SAMPLE_RATE,
   type StoredTake,
   type TakeCreated,
   type TakeSettings,
@@ -56,6 +58,7 @@ const META = [
   'created_at',
   'erased_at',
   'erased_reason',
+  'loudness_lufs',
 ] as const
 
 /** The saved voice (`voice_…`) a take's settings name, or null (a built-in voice, or a reference clip). */
@@ -280,6 +283,7 @@ export class TakeStore {
             consent_id: lineage.consentId,
             erased_at: null,
             erased_reason: null,
+            loudness_lufs: loudnessOfBytes(pcm),
           })
           .returning(META)
           .executeTakeFirstOrThrow()
@@ -405,6 +409,16 @@ function matching(match: ErasureMatch) {
     ])
 }
 
+/** BS.1770 loudness of little-endian PCM16 bytes; null when not measurable (silent, or under one 400 ms block). */
+export function loudnessOfBytes(pcm: Uint8Array): number | null {
+  const samples = new Int16Array(pcm.byteLength >> 1)
+  const view = new DataView(pcm.buffer, pcm.byteOffset, pcm.byteLength)
+  for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true)
+  const lufs = integratedLoudness(samples, SAMPLE_RATE)
+  // Two decimals are far finer than anyone hears (about 0.1 LU is the smallest step one can).
+  return Number.isFinite(lufs) ? Math.round(lufs * 100) / 100 : null
+}
+
 function toStored(row: Row): StoredTake {
   return {
     id: row.id,
@@ -421,6 +435,7 @@ function toStored(row: Row): StoredTake {
     time_to_first_audio_ms: row.time_to_first_audio_ms === null ? null : Number(row.time_to_first_audio_ms),
     samples: Number(row.samples),
     created_at: Number(row.created_at),
+    loudness_lufs: row.loudness_lufs === null ? null : Number(row.loudness_lufs),
     erased:
       row.erased_at === null
         ? null

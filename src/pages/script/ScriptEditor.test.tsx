@@ -72,6 +72,33 @@ describe('ScriptEditor', () => {
     )
   })
 
+  it('keeps a locked line read-only: typing into it changes nothing, says why, and leaves the caret there', async () => {
+    const onLines = vi.fn()
+    const { user, textarea, mirror } = setup({
+      initial: [
+        { id: 'ln_aaaaaa01', text: 'Locked.', locked: true },
+        { id: 'ln_aaaaaa02', text: 'Free.' },
+      ],
+      onLines,
+    })
+    expect(mirror.querySelector('.is-locked')?.textContent).toBe('Locked.')
+    caretAt(textarea, 3)
+    await user.keyboard('xy{Backspace}')
+    expect(textarea.value).toBe('Locked.\nFree.')
+    expect(textarea.selectionStart).toBe(3)
+    expect(onLines).not.toHaveBeenCalled()
+    expect(screen.getByText('Line 1 is locked: unlock it to edit its text.')).toBeTruthy()
+    // The other line, and a new line after the locked one, are edited as ever.
+    caretAt(textarea, textarea.value.length)
+    await user.keyboard(' Still.')
+    expect(textarea.value).toBe('Locked.\nFree. Still.')
+    expect(onLines.mock.lastCall?.[0]).toEqual([
+      { id: 'ln_aaaaaa01', text: 'Locked.', locked: true },
+      { id: 'ln_aaaaaa02', text: 'Free. Still.' },
+    ])
+    expect(screen.queryByText('Line 1 is locked: unlock it to edit its text.')).toBeNull()
+  })
+
   it('turns markup into read-aloud issues when the model is svc-tts-mini-0.8', async () => {
     const { user, mirror, issues } = setup({
       initial: [{ id: 'ln_aaaaaa01', text: '[sad] Oh. (((really)))' }],

@@ -30,6 +30,7 @@ import {
   PronunciationNotes,
   usePronunciationMarks,
 } from './pronunciation-marks.tsx'
+import { lockedLineEdited } from './take-currency.ts'
 import './editor.css'
 
 export interface ScriptEditorProps {
@@ -110,6 +111,8 @@ export function ScriptEditor({
   const characters = scriptCharacters(lines)
   const [caretLine, setCaretLine] = useState<number | null>(null)
   const [refused, setRefused] = useState(false)
+  /** The number of the locked line an edit would have changed, while the note says so. */
+  const [lockedRefusal, setLockedRefusal] = useState<number | null>(null)
   const pendingSelection = useRef<TextEdit | null>(null)
   const reported = useRef({ lineId: '', selected: '' })
 
@@ -175,7 +178,22 @@ export function ScriptEditor({
     }
     setRefused(false)
     pendingSelection.current = edit
-    onChange(reconcileLines(lines, edit.text))
+    changeLines(reconcileLines(lines, edit.text))
+  }
+
+  /** A locked line's text is read-only: an edit that would change or remove it is not made, and the note says why. */
+  const changeLines = (next: ScriptLine[], typedInto?: HTMLTextAreaElement) => {
+    const locked = lockedLineEdited(lines, next)
+    setLockedRefusal(locked ? locked.number : null)
+    if (!locked) return onChange(next)
+    pendingSelection.current = null
+    // The textarea already shows the refused keystroke: the text goes back, and the caret to where it was (left at
+    // the end, the next keystrokes would land in the last line).
+    if (typedInto) {
+      const caret = Math.max(0, typedInto.selectionStart - (typedInto.value.length - text.length))
+      typedInto.value = text
+      typedInto.setSelectionRange(caret, caret)
+    }
   }
 
   const selection = () => {
@@ -222,9 +240,12 @@ export function ScriptEditor({
     revealLine(issue.lineId)
   }
 
-  const note = refused
-    ? `That would take the script past its limit of ${count(MAX_SCRIPT_CHARS)} characters, so nothing was added.`
-    : lengthNote(characters)
+  const note =
+    lockedRefusal !== null
+      ? `Line ${lockedRefusal} is locked: unlock it to edit its text.`
+      : refused
+        ? `That would take the script past its limit of ${count(MAX_SCRIPT_CHARS)} characters, so nothing was added.`
+        : lengthNote(characters)
   const legacy = !isSecondGen(model)
   const taId = `${id}-script`
   const helpId = `${id}-help`
@@ -260,6 +281,7 @@ export function ScriptEditor({
               marks={marks.get(line.id) ?? NO_MARKS}
               active={line.id === activeLineId}
               caret={index === caretLine}
+              locked={line.locked === true}
             />
           ))}
         </div>
@@ -274,7 +296,7 @@ export function ScriptEditor({
           onChange={(e) => {
             if (e.target.value.length > MAX_SCRIPT_CHARS) return
             setRefused(false)
-            onChange(reconcileLines(lines, e.target.value))
+            changeLines(reconcileLines(lines, e.target.value), e.target)
             syncCaret()
           }}
           onSelect={syncCaret}
@@ -377,6 +399,8 @@ interface MirrorLineProps {
   marks: LineMarks
   active: boolean
   caret: boolean
+  /** Read-only until unlocked (drawn with a bar at its left). */
+  locked: boolean
 }
 
 const sameMarks = (a: LineMarks, b: LineMarks) =>
@@ -389,7 +413,7 @@ const sameIssues = (a: readonly MarkupIssue[], b: readonly MarkupIssue[]) =>
 
 /** One line of the highlight layer: the segments' colours, with each issue's range underlined. */
 const MirrorLine = memo(
-  function MirrorLine({ id, text, model, issues, marks, active, caret }: MirrorLineProps) {
+  function MirrorLine({ id, text, model, issues, marks, active, caret, locked }: MirrorLineProps) {
     const pieces: { text: string; className: string }[] = []
     let offset = 0
     for (const segment of highlightLine(text, model)) {
@@ -418,7 +442,9 @@ const MirrorLine = memo(
       }
       offset = end
     }
-    const className = ['line', active && 'is-active', caret && 'is-caret'].filter(Boolean).join(' ')
+    const className = ['line', active && 'is-active', caret && 'is-caret', locked && 'is-locked']
+      .filter(Boolean)
+      .join(' ')
     return (
       <div className={className} data-line-id={id}>
         {pieces.length === 0 ? (
@@ -445,6 +471,7 @@ const MirrorLine = memo(
     a.active === b.active &&
     a.caret === b.caret &&
     sameMarks(a.marks, b.marks) &&
+    a.locked === b.locked &&
     sameIssues(a.issues, b.issues),
 )
 

@@ -14,16 +14,25 @@ import { sharedTakePlayer } from '../../audio/take-player.ts'
 import { saveBlob } from '../../components/saveBlob.ts'
 import { usePlayback, usePlayerReadyBeforePlay } from '../../state/playback.ts'
 import { CastPanel, newCastMember } from './CastPanel.tsx'
+import { LineLock } from './LineLock.tsx'
 import { LiveBox } from './LiveBox.tsx'
 import { LivePlaybackStats, PlaybackStatusLine, StopButton } from './PlaybackStatus.tsx'
 import { PronunciationsPanel } from './PronunciationsPanel.tsx'
-import { finalRender, type LinePlan, playLines, useLineBeingHeard, usePreview } from './preview.ts'
+import {
+  finalRender,
+  type LinePlan,
+  playLines,
+  renderChangedLines,
+  useLineBeingHeard,
+  usePreview,
+} from './preview.ts'
 import { type Reference, ReferencePanel } from './ReferencePanel.tsx'
 import { ScriptEditor, type ScriptEditorProps } from './ScriptEditor.tsx'
 import { LineOverrideForm, SettingsForm } from './SettingsForm.tsx'
 import { scriptText, useScript } from './script-store.ts'
 import { isSavedVoice, resolveLine, toSpeechRequest, voiceFor } from './settings.ts'
 import { downloadChosen, FormatSelect, TakeList } from './TakeList.tsx'
+import { changedLines, isLocked } from './take-currency.ts'
 import { loadStoredTakes } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
 import './script.css'
@@ -121,10 +130,13 @@ export function ScriptPage() {
   // Takes of scripts opened earlier stay in the store; only this script's chosen takes count here.
   const chosenCount = useTakes((s) => s.chosenTakes(script.lines.map((l) => l.id)).length)
   const scriptIsEmpty = script.lines.every((l) => l.text.trim() === '')
+  const changedCount = useTakes((s) => changedLines(script.lines, s.takes).length)
+  const caretHasChosen = useTakes((s) => caretLine !== undefined && s.chosenTakes([caretLine.id]).length > 0)
 
   const planFor = (lineId: string, text?: string): LinePlan | null => {
     const line = script.lines.find((l) => l.id === lineId)
-    if (!line) return null
+    // A locked line keeps its chosen take: nothing makes it again.
+    if (!line || isLocked(line)) return null
     const { settings, input } = resolveLine(script, line, text)
     return { lineId, text: text ?? line.text, input, settings, reference: references[lineId] ?? null }
   }
@@ -133,6 +145,7 @@ export function ScriptPage() {
   const play = (plans: Array<LinePlan | null>) =>
     void playLines(plans.filter((p): p is LinePlan => p !== null))
   const playLine = (lineId: string) => play([planFor(lineId)])
+  const changedPlans = () => changedLines(script.lines, useTakes.getState().takes).map((l) => planFor(l.id))
   const playSample = (voice: string, base = caretLine && resolveLine(script, caretLine).settings) => {
     const settings = { ...(base ?? script.settings), voice }
     void usePlayback.getState().play(toSpeechRequest(settings, sampleLine(voice)))
@@ -254,7 +267,12 @@ export function ScriptPage() {
               type="button"
               className="primary"
               onClick={() => caretLine && playLine(caretLine.id)}
-              disabled={!caretLine?.text.trim()}
+              disabled={!caretLine?.text.trim() || isLocked(caretLine)}
+              title={
+                caretLine && isLocked(caretLine)
+                  ? 'The line is locked: unlock it to make new takes'
+                  : undefined
+              }
             >
               Play line {caretNumber}
             </button>
@@ -272,6 +290,9 @@ export function ScriptPage() {
               aria-describedby={scriptIsEmpty ? 'play-script-why' : undefined}
             >
               Play script
+            </button>
+            <button type="button" onClick={() => play(changedPlans())} disabled={changedCount === 0}>
+              Play changed lines
             </button>
             <StopButton />
             {scriptIsEmpty && (
@@ -291,9 +312,16 @@ export function ScriptPage() {
                 Line {caretNumber}
                 <span className="line-preview">{caretLine.text || '(empty)'}</span>
               </h2>
+              <LineLock
+                line={caretLine}
+                hasChosenTake={caretHasChosen}
+                onChange={(locked) => script.setLocked(caretLine.id, locked)}
+              />
               <TakeList
                 lineId={caretLine.id}
                 lineLabel={`Line ${caretNumber}`}
+                lineText={caretLine.text}
+                locked={isLocked(caretLine)}
                 onRetry={(take) => play([planFor(take.lineId)])}
               />
               <details>
@@ -332,7 +360,8 @@ export function ScriptPage() {
             <h2 id="render-heading">Final render and download</h2>
             <p className="hint">
               Star one take per line. The final render makes each chosen take again as one complete file
-              (stream: false), which becomes the line's chosen take.
+              (stream: false), which becomes the line's chosen take. Render changed lines makes only the lines
+              with no take of their current text. Locked lines keep their chosen take.
             </p>
             <div className="buttons">
               <button
@@ -340,12 +369,21 @@ export function ScriptPage() {
                 disabled={chosenCount === 0 || rendering !== null}
                 onClick={() => {
                   setPanelError(null)
-                  finalRender(script.lines.map((l) => l.id)).catch((err) =>
-                    setPanelError(explainError(err).title),
-                  )
+                  finalRender(script.lines).catch((err) => setPanelError(explainError(err).title))
                 }}
               >
                 Final render of chosen takes
+              </button>
+              <button
+                type="button"
+                disabled={changedCount === 0 || rendering !== null}
+                onClick={() => {
+                  setPanelError(null)
+                  const plans = changedPlans().filter((p): p is LinePlan => p !== null)
+                  renderChangedLines(plans).catch((err) => setPanelError(explainError(err).title))
+                }}
+              >
+                Render changed lines
               </button>
               <FormatSelect label="Format" value={format} onChange={setFormat} />
               <button type="button" disabled={chosenCount === 0} onClick={() => void downloadAll()}>

@@ -218,6 +218,65 @@ describe('TakeList', () => {
     expect(player.state.compare).toBeNull()
   })
 
+  it('compares at matched loudness by default: the louder take turned down, heard at once when unticked', async () => {
+    /** A 2 s 997 Hz sine of `amplitude` (of full scale): its loudness is known. */
+    const sineTake = (amplitude: number) => {
+      const s = useTakes.getState()
+      const id = s.begin(LINE, 'Hello there.', REQUEST)
+      s.append(
+        id,
+        Int16Array.from({ length: 48_000 }, (_, i) =>
+          Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 997 * i) / 24_000)),
+        ),
+      )
+      s.finish(id, 'complete')
+    }
+    sineTake(0.1)
+    sineTake(0.4)
+    renderList()
+    // 0.1 of full scale reads 20 dB under −3.0 LUFS; four times that 12 dB louder.
+    const loudness = screen.getAllByTestId('take-loudness').map((e) => e.textContent)
+    expect(loudness).toEqual(['Loudness −11.0 LUFS', 'Loudness −23.1 LUFS'])
+    expect(screen.getAllByRole('img', { name: /^Waveform of take [12]$/ })).toHaveLength(2)
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Compare take 1' }))
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Compare take 2' }))
+    const match = screen.getByRole('checkbox', { name: 'Match loudness' })
+    expect((match as HTMLInputElement).checked).toBe(true)
+    expect(screen.getByTestId('take-match-note').textContent).toBe('B is turned down 12.0 dB to match A.')
+    const ab = screen.getByRole('group', { name: /A\/B/ })
+    await userEvent.click(within(ab).getByRole('button', { name: 'Play' }))
+    const db = (g: number | undefined) => 20 * Math.log10(g ?? 0)
+    expect(fake.playing.at(-1)?.gain?.rampTo?.value).toBe(1)
+    await userEvent.click(within(ab).getByRole('button', { name: 'B: take 2' }))
+    expect(db(fake.playing.at(-1)?.gain?.rampTo?.value)).toBeCloseTo(-12.04, 1)
+    await userEvent.click(match)
+    expect(fake.playing.at(-1)?.gain?.rampTo?.value).toBe(1)
+    expect(screen.getByTestId('take-match-note').textContent).toBe(
+      'Playing as they are: B is 12.0 LU louder.',
+    )
+  })
+
+  it('says which takes were made from other text than the line holds now, and keeps a locked line’s chosen take', async () => {
+    const old = addTake(500)
+    useTakes.getState().star(old.id)
+    const s = useTakes.getState()
+    const id = s.begin(LINE, 'Hello there, friend.', REQUEST)
+    s.append(id, new Int16Array(2400))
+    s.finish(id, 'complete')
+    render(
+      <TakeList lineId={LINE} lineLabel="Line 1" player={player} lineText="Hello there, friend." locked />,
+    )
+    const [current, changed] = rows()
+    expect(within(current as HTMLElement).queryByText('Text changed since this take')).toBeNull()
+    expect(within(changed as HTMLElement).getByText('Text changed since this take')).toBeTruthy()
+    expect(within(changed as HTMLElement).getByText('Made from: “Hello there.”')).toBeTruthy()
+    // Locked: no star moves, and the chosen take cannot be deleted; the other one can.
+    expect(screen.getByRole('button', { name: 'Star take 2' })).toHaveProperty('disabled', true)
+    expect(screen.getByRole('button', { name: 'Star take 1' })).toHaveProperty('disabled', true)
+    expect(screen.getByRole('button', { name: 'Delete take 1' })).toHaveProperty('disabled', true)
+    expect(screen.getByRole('button', { name: 'Delete take 2' })).toHaveProperty('disabled', false)
+  })
+
   it('offers the six formats and downloads a take encoded in the chosen one', async () => {
     const take = addTake(100)
     renderList()

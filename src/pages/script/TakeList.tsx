@@ -1,5 +1,6 @@
-import { type FormEvent, type KeyboardEvent, useMemo, useState } from 'react'
+import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useState } from 'react'
 import { formatBytes } from '../../../core/bytes.ts'
+import { matchedGains } from '../../../core/loudness.ts'
 import {
   DEFAULT_MODEL,
   MAX_TAKE_BYTES_PER_USER,
@@ -11,11 +12,20 @@ import {
 } from '../../../schema/index.ts'
 import { explainError } from '../../api/error-text.ts'
 import { encodePcm, fileNameFor } from '../../audio/encode-browser.ts'
-import { type Side, sharedTakePlayer, type TakePlayer, useTakePlayer } from '../../audio/take-player.ts'
+import {
+  type Gains,
+  type Side,
+  sharedTakePlayer,
+  type TakePlayer,
+  useTakePlayer,
+} from '../../audio/take-player.ts'
 import { formatTimeToFirstAudio } from '../../components/PlaybackStats.tsx'
 import { saveBlob } from '../../components/saveBlob.ts'
+import { Waveform } from '../../components/Waveform.tsx'
 import { describeSettings } from './settings.ts'
+import { TEXT_CHANGED, textChanged } from './take-currency.ts'
 import { ensureAudio, removeTake, renameTake, starTake } from './take-history.ts'
+import { formatLoudness, noLoudnessReason, takeLoudness } from './take-loudness.ts'
 import { joinTakes, type Take, takesOfLine, useTakes } from './takes-store.ts'
 import './takes.css'
 
@@ -127,6 +137,15 @@ export interface TakeListProps {
   onRetry?: (take: Take) => void
   /** The page's shared player by default. */
   player?: TakePlayer
+  /** The line's text now: a take made from other text says so. */
+  lineText?: string
+  /** A locked line keeps its chosen take: its star cannot move and that take cannot be deleted. */
+  locked?: boolean
+}
+
+/** The gains that play two takes at the same loudness, or as they are. */
+function comparisonGains(a: Take, b: Take, match: boolean): Gains {
+  return match ? matchedGains(takeLoudness(a), takeLoudness(b)) : { a: 1, b: 1 }
 }
 
 export function TakeList({
@@ -135,6 +154,8 @@ export function TakeList({
   describe = describeRequest,
   onRetry,
   player = sharedTakePlayer(),
+  lineText,
+  locked = false,
 }: TakeListProps) {
   const all = useTakes((s) => s.takes)
   const dropped = useTakes((s) => s.dropped[lineId] ?? 0)
@@ -146,6 +167,8 @@ export function TakeList({
   /** Ids picked for A/B, in the order picked; at most two. */
   const [picked, setPicked] = useState<string[]>([])
   const [renaming, setRenaming] = useState<string | null>(null)
+  /** A/B at matched loudness, unless the designer wants to hear the difference. */
+  const [matchLoudness, setMatchLoudness] = useState(true)
 
   /** Takes are numbered in the order they were made; dropped ones were the oldest. */
   const numberOf = (take: Take) => dropped + takes.length - takes.indexOf(take)
@@ -168,7 +191,7 @@ export function TakeList({
     const [a, b] = next.map((id) => takes.find((t) => t.id === id))
     if (a && b)
       void Promise.all([withAudio(a), withAudio(b)]).then(
-        ([x, y]) => player.compare(x, y),
+        ([x, y]) => player.compare(x, y, comparisonGains(x, y, matchLoudness)),
         tell('Could not load the takes'),
       )
     else player.endCompare()
@@ -232,6 +255,9 @@ export function TakeList({
             const recording = take.status === 'recording'
             const saving = !recording && take.storedId === null && take.saveError === null
             const erased = take.erased !== null
+            const changed = lineText !== undefined && textChanged(take, { text: lineText })
+            const lufs = takeLoudness(take)
+            const keptByLock = locked && take.starred
             return (
               <li
                 key={take.id}
@@ -259,9 +285,16 @@ export function TakeList({
                     {new Date(take.createdAt).toLocaleTimeString()}
                   </time>
                   <span>{seconds(take.durationMs / 1000)}</span>
+                  <span data-testid="take-loudness">
+                    {lufs !== null && Number.isFinite(lufs)
+                      ? `Loudness ${formatLoudness(lufs)}`
+                      : `Loudness — (${noLoudnessReason(take)})`}
+                  </span>
                   <span className={`take-badge take-${take.status}`}>{STATUS_TEXT[take.status]}</span>
                   {erased && <span className="take-badge take-badge-erased">Audio erased</span>}
+                  {take.starred && <span className="take-badge take-badge-chosen">Chosen</span>}
                   {take.final && <span className="take-badge">Final render</span>}
+                  {changed && <span className="take-badge take-badge-changed">{TEXT_CHANGED}</span>}
                   {take.timeToFirstAudioMs !== null && (
                     <span className="hint" data-testid="take-ttfa">
                       Time to first audio {formatTimeToFirstAudio(take.timeToFirstAudioMs)}
@@ -273,6 +306,14 @@ export function TakeList({
                   )}
                 </div>
                 <p className="take-settings">{describe(take.request)}</p>
+                {changed && <p className="take-changed-text">Made from: “{take.text}”</p>}
+                {!erased && take.audioReady && take.pcm.length > 0 && (
+                  <Waveform
+                    pcm={take.pcm}
+                    label={`Waveform of ${name}`}
+                    progress={loaded && playback.duration > 0 ? playback.position / playback.duration : null}
+                  />
+                )}
                 {take.erased && <ErasedNote erased={take.erased} />}
                 {take.status === 'incomplete' && !erased && (
                   <p className="take-incomplete">
@@ -315,12 +356,19 @@ export function TakeList({
                       <button
                         type="button"
                         aria-pressed={take.starred}
-                        disabled={take.status !== 'complete'}
-                        title={take.status === 'complete' ? undefined : 'Only a complete take can be chosen'}
+                        disabled={take.status !== 'complete' || locked}
+                        title={
+                          locked
+                            ? 'The line is locked: unlock it to choose another take'
+                            : take.status === 'complete'
+                              ? undefined
+                              : 'Only a complete take can be chosen'
+                        }
                         aria-label={`Star ${name}`}
                         onClick={() => starTake(take.id, !take.starred).catch(tell(`Could not star ${name}`))}
                       >
-                        {take.starred ? '★ Starred' : '☆ Star'}
+                        {/* The name stays "Star …" (a toggle, aria-pressed); the filled star shows it is chosen. */}
+                        {take.starred ? '★ Star' : '☆ Star'}
                       </button>
                       <label className="take-pick">
                         <input
@@ -353,6 +401,8 @@ export function TakeList({
                     type="button"
                     className="danger"
                     aria-label={`Delete ${name}`}
+                    disabled={keptByLock}
+                    title={keptByLock ? 'The line is locked: its chosen take is kept' : undefined}
                     onClick={() => del(take)}
                   >
                     Delete
@@ -370,6 +420,8 @@ export function TakeList({
           nameOf={nameOf}
           player={player}
           playback={playback}
+          matchLoudness={matchLoudness}
+          onMatchLoudness={setMatchLoudness}
           onEnd={() => {
             setPicked([])
             player.endCompare()
@@ -389,6 +441,8 @@ function Compare({
   nameOf,
   player,
   playback,
+  matchLoudness,
+  onMatchLoudness,
   onEnd,
 }: {
   a: Take
@@ -396,14 +450,33 @@ function Compare({
   nameOf: (t: Take) => string
   player: TakePlayer
   playback: ReturnType<typeof useTakePlayer>
+  matchLoudness: boolean
+  onMatchLoudness: (on: boolean) => void
   onEnd: () => void
 }) {
   const armed = playback.compare?.a === a.id && playback.compare?.b === b.id
   const side: Side = armed && playback.compare ? playback.compare.side : 'a'
+  const gains = comparisonGains(a, b, matchLoudness)
   // Playing another take meanwhile ended the comparison in the player; any control here takes it up again.
   const arm = () => {
-    if (!armed) player.compare(a, b)
+    if (!armed) player.compare(a, b, gains)
   }
+  // Ticked or unticked, or a take's loudness known meanwhile: heard at once, at the same position.
+  const { a: gainA, b: gainB } = gains
+  useEffect(() => {
+    if (armed) player.setGains({ a: gainA, b: gainB })
+  }, [armed, player, gainA, gainB])
+  const la = takeLoudness(a)
+  const lb = takeLoudness(b)
+  const canMatch = la !== null && lb !== null && Number.isFinite(la) && Number.isFinite(lb)
+  const quieter = canMatch && (la as number) < (lb as number) ? 'a' : 'b'
+  const matchNote = !canMatch
+    ? 'Both play as they are: the loudness of one take is not known.'
+    : !matchLoudness
+      ? `Playing as they are: ${quieter === 'a' ? 'B' : 'A'} is ${Math.abs((la as number) - (lb as number)).toFixed(1)} LU louder.`
+      : la === lb
+        ? 'Both are already at the same loudness.'
+        : `${quieter === 'a' ? 'B' : 'A'} is turned down ${Math.abs((la as number) - (lb as number)).toFixed(1)} dB to match ${quieter.toUpperCase()}.`
   const switchTo = (to: Side) => {
     arm()
     player.switchTo(to)
@@ -463,6 +536,18 @@ function Compare({
           End comparison
         </button>
       </div>
+      <label className="take-match">
+        <input
+          type="checkbox"
+          checked={matchLoudness}
+          onChange={(e) => onMatchLoudness(e.target.checked)}
+          aria-describedby="take-match-note"
+        />
+        Match loudness
+      </label>
+      <p id="take-match-note" className="hint" data-testid="take-match-note">
+        {matchNote}
+      </p>
     </fieldset>
   )
 }

@@ -1,6 +1,7 @@
 import { create } from 'zustand'
 import {
   DEFAULT_MODEL,
+  type ScriptLine,
   SECOND_GEN_MODEL,
   type SpeechRequest,
   spokenLine,
@@ -14,6 +15,7 @@ import { spokenInput } from './pronunciations-store.ts'
 import type { Reference } from './ReferencePanel.tsx'
 import { useScript } from './script-store.ts'
 import { toSpeechRequest } from './settings.ts'
+import { isLocked } from './take-currency.ts'
 import { saveFinishedTake } from './take-history.ts'
 import { useTakes } from './takes-store.ts'
 
@@ -177,41 +179,47 @@ export function playLines(plans: LinePlan[], clickedAt = performance.now()): Pro
   )
 }
 
+/** One line to render whole: its text and the request it is made with. */
+interface RenderItem {
+  lineId: string
+  text: string
+  request: Omit<SpeechRequest, 'input'>
+}
+
 /**
- * The final render: every chosen take made again as one complete utterance (`stream: false`), which becomes the
- * line's chosen take. Only the second-generation model renders whole files, and a reference clip cannot be sent
- * with `stream: false` (4.2 takes no such field), so those lines keep their streamed take. A take keeps its line as
- * written and the voice it was made in (its cast member's); the render sends the text as the script reads it now,
- * without the speaker prefix of a cast member.
+ * Renders each item as one complete utterance (`stream: false`), one request after another; each becomes the line's
+ * chosen take. Only the second-generation model renders whole files, and a reference clip cannot be sent with
+ * `stream: false` (4.2 takes no such field): those lines are named in the notes and left as they are. An item keeps
+ * its line as written and the voice it was made in (its cast member's); what is sent is the line as the script reads
+ * it now: without a cast member's speaker prefix, with the pronunciations applied.
  */
-export async function finalRender(lineIds: readonly string[], signal?: AbortSignal): Promise<void> {
+async function renderWhole(
+  items: readonly RenderItem[],
+  notes: string[],
+  signal?: AbortSignal,
+): Promise<void> {
   const takes = useTakes.getState()
-  const chosen = takes.chosenTakes(lineIds).filter((t) => !t.final)
-  const notes: string[] = []
-  const renderable = chosen.filter((t) => {
-    if (t.request.model !== SECOND_GEN_MODEL)
-      notes.push(`“${t.text}”: ${t.request.model} has no final render.`)
-    else if (t.request.voice === undefined)
-      notes.push(`“${t.text}”: made with a reference clip, kept as streamed.`)
+  const renderable = items.filter((item) => {
+    if (item.request.model !== SECOND_GEN_MODEL)
+      notes.push(`“${item.text}”: ${item.request.model} has no final render.`)
+    else if (item.request.voice === undefined)
+      notes.push(`“${item.text}”: made with a reference clip, kept as streamed.`)
     else return true
     return false
   })
   usePreview.setState({ renderNotes: notes, rendering: { done: 0, total: renderable.length } })
   try {
-    for (const [i, take] of renderable.entries()) {
-      const request = {
-        ...take.request,
-        input: spokenInput(
-          spokenLine(take.text, useScript.getState().cast).input,
-          take.request.model ?? DEFAULT_MODEL,
-        ),
-        stream: false,
-      }
+    for (const [i, item] of renderable.entries()) {
+      const input = spokenInput(
+        spokenLine(item.text, useScript.getState().cast).input,
+        item.request.model ?? DEFAULT_MODEL,
+      )
+      const request = { ...item.request, input, stream: false }
       const pcm = await withCapacityRetry(() => renderSpeech(request, signal), {
         signal,
         onWait: (wait) => usePreview.setState({ wait }),
       })
-      const id = takes.begin(take.lineId, take.text, request)
+      const id = takes.begin(item.lineId, item.text, request)
       takes.append(id, pcm)
       takes.finish(id, 'complete')
       takes.star(id)
@@ -222,4 +230,49 @@ export async function finalRender(lineIds: readonly string[], signal?: AbortSign
   } finally {
     usePreview.setState({ rendering: null, wait: null })
   }
+}
+
+/**
+ * The final render: every chosen take made again as one complete utterance, from the take's own text and settings.
+ * A locked line keeps its chosen take as it is; a chosen take whose line was edited since is rendered as chosen,
+ * and the notes say so ("Render changed lines" makes the line from its new text).
+ */
+export async function finalRender(
+  lines: readonly Pick<ScriptLine, 'id' | 'text' | 'locked'>[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const open = lines.filter((l) => !isLocked(l))
+  const textOf = new Map(open.map((l) => [l.id, l.text]))
+  const chosen = useTakes
+    .getState()
+    .chosenTakes(open.map((l) => l.id))
+    .filter((t) => !t.final)
+  const notes: string[] = []
+  for (const t of chosen)
+    if (textOf.get(t.lineId) !== t.text)
+      notes.push(`“${t.text}”: the line was edited since this take; rendered as chosen.`)
+  await renderWhole(
+    chosen.map((t) => ({ lineId: t.lineId, text: t.text, request: t.request })),
+    notes,
+    signal,
+  )
+}
+
+/**
+ * "Render changed lines": each line with no take of its current text (take-currency.ts) rendered whole from that
+ * text and the line's settings now; it becomes the line's chosen take. Locked lines are never among them.
+ */
+export async function renderChangedLines(plans: readonly LinePlan[], signal?: AbortSignal): Promise<void> {
+  await renderWhole(
+    plans.map((p) => {
+      const { input: _input, ...request } = toSpeechRequest(p.settings, p.text)
+      return {
+        lineId: p.lineId,
+        text: p.text,
+        request: p.reference ? { ...request, voice: undefined } : request,
+      }
+    }),
+    [],
+    signal,
+  )
 }

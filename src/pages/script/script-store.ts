@@ -43,6 +43,8 @@ export interface ScriptState {
   setLines(lines: ScriptLine[]): void
   setOverride(lineId: string, override: LineOverride | undefined): void
   setCast(cast: CastMember[]): void
+  /** Locks a line (its chosen take kept, never made again, its text read-only) or unlocks it. */
+  setLocked(lineId: string, locked: boolean): void
   /** Replaces the script's text (import); lines whose text is unchanged keep their ids. */
   importText(text: string, title?: string): void
   saveNow(): Promise<void>
@@ -142,8 +144,23 @@ export const useScript = create<ScriptState>((set, get) => {
         }),
       })
     },
+    setLocked(lineId, locked) {
+      edited({
+        lines: get().lines.map((l) => {
+          if (l.id !== lineId) return l
+          const { locked: _old, ...rest } = l
+          return locked ? { ...rest, locked: true } : rest
+        }),
+      })
+    },
     importText(text, title) {
-      const lines = reconcileLines(get().lines, text.replace(/\r\n?/g, '\n'))
+      const before = new Map(get().lines.map((l) => [l.id, l.text]))
+      // An imported file replaces the script: a locked line whose text the file does not hold is replaced, unlocked.
+      const lines = reconcileLines(get().lines, text.replace(/\r\n?/g, '\n')).map((l) => {
+        if (!l.locked || before.get(l.id) === l.text) return l
+        const { locked: _locked, ...rest } = l
+        return rest
+      })
       edited(title ? { lines, title } : { lines })
     },
 

@@ -64,7 +64,7 @@ export async function saveFinishedTake(
       await deleteTake(stored.id)
       return
     }
-    s.stored(takeId, { storedId: stored.id })
+    s.stored(takeId, { storedId: stored.id, loudnessLufs: stored.loudness_lufs ?? null })
     s.applyDropped(dropped)
     // Starred or renamed while it was being saved.
     const now = store.getState().takes.find((t) => t.id === takeId)

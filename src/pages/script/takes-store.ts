@@ -37,6 +37,11 @@ export interface Take {
   timeToFirstAudioMs: number | null
   /** The designer's name for it; null shows its number. */
   name: string | null
+  /**
+   * Integrated loudness (BS.1770) in LUFS as the backend measured it when storing the take; null until then, or
+   * when it could not (the page then measures the audio itself: take-loudness.ts).
+   */
+  loudnessLufs: number | null
   /** The backend's id once stored; null while it is being saved, or when saving failed. */
   storedId: string | null
   /** Made in this tab, or loaded from the backend (whose audio arrives after its details). */
@@ -76,7 +81,7 @@ export interface TakesState {
   remove(id: string): void
   rename(id: string, name: string | null): void
   /** The take as the backend stored it (its id), or why it was not stored. */
-  stored(id: string, outcome: { storedId: string } | { error: string }): void
+  stored(id: string, outcome: { storedId: string; loudnessLufs?: number | null } | { error: string }): void
   /** Removes takes the backend dropped (by backend id), counting them per line for the notice. */
   applyDropped(dropped: readonly { id: string; line_id: string }[]): void
   setTimeToFirstAudio(id: string, ms: number | null): void
@@ -141,6 +146,7 @@ export function createTakesStore() {
           final: request.stream === false,
           timeToFirstAudioMs: null,
           name: null,
+          loudnessLufs: null,
           storedId: null,
           origin: 'page',
           audioReady: true,
@@ -201,7 +207,15 @@ export function createTakesStore() {
         // A list fetched just as the save finished may have brought the same take in already: keep this tab's own.
         set({
           takes: get().takes.flatMap((t) => {
-            if (t.id === id) return [{ ...t, storedId: outcome.storedId, saveError: null }]
+            if (t.id === id)
+              return [
+                {
+                  ...t,
+                  storedId: outcome.storedId,
+                  saveError: null,
+                  loudnessLufs: outcome.loudnessLufs ?? t.loudnessLufs,
+                },
+              ]
             return t.storedId === outcome.storedId ? [] : [t]
           }),
         })
@@ -282,6 +296,7 @@ function fromStored(s: StoredTake): Take {
     final: s.final,
     timeToFirstAudioMs: s.time_to_first_audio_ms,
     name: s.name,
+    loudnessLufs: s.loudness_lufs ?? null,
     storedId: s.id,
     origin: 'backend',
     audioReady: false,
