@@ -279,6 +279,19 @@ describe('long digit runs (read digit by digit in groups of four, never dropped)
   })
 })
 
+describe('long digit runs in other languages (cleanup only, but never dropped)', () => {
+  it.each([
+    ['de', 'Konto 12345678901234567890.', 'Konto 1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5 6, 7 8 9 0.'],
+    ['zh-CN', '账号1234567890123456789', '账号1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5 6, 7 8 9'],
+    ['ru', 'Счёт 12345678901234567', 'Счёт 1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5, 6 7'],
+    // Up to fifteen digits the voice's own number rules read them.
+    ['de', 'Ich habe 123456789012345 Katzen.', 'Ich habe 123456789012345 Katzen.'],
+    ['de', 'Am 5. März 2024', 'Am 5. März 2024'],
+  ])('%s: %j', (voiceLanguage, input, expected) => {
+    expect(normalizeText(input, { voiceLanguage })).toBe(expected)
+  })
+})
+
 describe('digits written in groups (card, account and ID numbers)', () => {
   english([
     ['4111 1111 1111 1111', 'four one one one, one one one one, one one one one, one one one one'],

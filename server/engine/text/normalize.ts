@@ -1,6 +1,6 @@
 /**
- * Text normalization for synthesis (contract 2.9). Every language gets character and punctuation cleanup; English text
- * also gets light formatting and written-to-spoken expansion. Inline markup (contract 2.7) passes through untouched, and
+ * Text normalization for synthesis (contract 2.9). Every language gets character and punctuation cleanup, and long
+ * digit runs spelled out digit by digit; English text also gets light formatting and written-to-spoken expansion. Inline markup (contract 2.7) passes through untouched, and
  * the words inside emphasis are expanded like any other.
  *
  * The result is plain text: pauses are commas, never SSML, so the caller escapes it for eSpeak exactly once
@@ -11,6 +11,7 @@ import { expandEnglish } from './english.ts'
 import { formatEnglish } from './format.ts'
 import { shouldExpandEnglish } from './language.ts'
 import { emphasize, splitMarkup } from './markup.ts'
+import { spaceDigitRuns } from './numbers.ts'
 
 export interface NormalizeOptions {
   /** BCP 47 language of the voice, such as "en-US", "de" or "zh-CN". */
@@ -19,7 +20,7 @@ export interface NormalizeOptions {
 
 export function normalizeText(text: string, opts: NormalizeOptions): string {
   const clean = cleanText(text)
-  if (!shouldExpandEnglish(clean, opts.voiceLanguage)) return clean
+  if (!shouldExpandEnglish(clean, opts.voiceLanguage)) return spaceDigitRuns(clean)
   return splitMarkup(formatEnglish(clean))
     .map((piece) => {
       if (piece.kind === 'tag') return piece.text

@@ -107,13 +107,11 @@ export function digits(s: string): string {
 }
 
 /**
- * Digits read one at a time; from eight digits on in groups of four with a short pause (a comma) between them, the
- * last two groups made three and two rather than leave one digit alone: "123456789" → "one two three four, five six
- * seven, eight nine".
+ * A run of digits cut as it is read: from eight digits on in groups of four, the last two groups made three and two
+ * rather than leave one digit alone.
  */
-export function digitRun(run: string): string {
-  const ds = run.replace(/\D/g, '')
-  if (ds.length < GROUP_FROM) return digits(ds)
+function digitGroups(ds: string): string[] {
+  if (ds.length < GROUP_FROM) return [ds]
   const groups: string[] = []
   for (let i = 0; i < ds.length; i += GROUP_SIZE) groups.push(ds.slice(i, i + GROUP_SIZE))
   const last = groups.at(-1) ?? ''
@@ -121,7 +119,30 @@ export function digitRun(run: string): string {
     const before = groups.at(-2) ?? ''
     groups.splice(-2, 2, before.slice(0, 3), before.slice(3) + last)
   }
-  return groups.map(digits).join(', ')
+  return groups
+}
+
+/**
+ * Digits read one at a time, the groups apart by a short pause (a comma): "123456789" → "one two three four, five six
+ * seven, eight nine".
+ */
+export function digitRun(run: string): string {
+  return digitGroups(run.replace(/\D/g, '')).map(digits).join(', ')
+}
+
+const longRun = new RegExp(String.raw`\d{${MAX_CARDINAL_DIGITS + 1},}`, 'g')
+
+/**
+ * Text that gets no English expansion (contract 2.9 rule 2) still has its long digit runs cut into single digits in
+ * the same groups: the engine's own number rules give up partway through such a run (measured: a German voice spoke
+ * about 12 s of a 200-digit run and dropped the rest), while a digit alone it reads in the voice's language.
+ */
+export function spaceDigitRuns(text: string): string {
+  return text.replace(longRun, (run) =>
+    digitGroups(run)
+      .map((g) => [...g].join(' '))
+      .join(', '),
+  )
 }
 
 /**

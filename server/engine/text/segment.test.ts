@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { normalizeText } from './normalize.ts'
 import {
   MARKUP_CHUNK_TOKEN_BUDGET,
   MAX_SEGMENT_CHARS,
+  MAX_SENTENCE_CHARS,
   SENTENCE_TOKEN_BUDGET,
   segmentForSynthesis,
   splitSentences,
@@ -80,7 +82,7 @@ describe('segmentForSynthesis, plain text', () => {
     const sentence = `${Array.from({ length: 30 }, () => clause).join(', ')}.`
     const pieces = plain(sentence)
     expect(pieces.length).toBeGreaterThan(1)
-    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
     for (const p of pieces.slice(0, -1)) expect(p.endsWith(',')).toBe(true)
     expect(squash(pieces.join(''))).toBe(squash(sentence))
   })
@@ -89,20 +91,31 @@ describe('segmentForSynthesis, plain text', () => {
     const sentence = `${'word '.repeat(400)}end.`
     const pieces = plain(sentence)
     for (const p of pieces) {
-      expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
       expect(p).toMatch(/^(word )*(word|end\.)$/)
     }
     expect(squash(pieces.join(''))).toBe(squash(sentence))
   })
 
   it('cuts unspaced text anywhere, but never inside a surrogate pair', () => {
-    const text = `${'猫'.repeat(600)}😀${'猫'.repeat(600)}。`
+    // The limit falls between the two halves of the emoji.
+    const text = `${'猫'.repeat(MAX_SENTENCE_CHARS - 1)}😀${'猫'.repeat(600)}。`
     const pieces = plain(text, 'zh')
     for (const p of pieces) {
-      expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
       expect(p).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/)
     }
+    expect(pieces[0]).toHaveLength(MAX_SENTENCE_CHARS - 1)
     expect(pieces.join('')).toBe(text)
+  })
+
+  it('cuts a long digit reading at its group pauses, in pieces that fit the 30-second budget', () => {
+    const reading = normalizeText('1234567890'.repeat(20), { voiceLanguage: 'en-US' })
+    const pieces = plain(reading)
+    expect(pieces.length).toBeGreaterThan(4)
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    for (const p of pieces.slice(0, -1)) expect(p).toMatch(/[a-z]+,$/)
+    expect(squash(pieces.join(' '))).toBe(squash(reading))
   })
 
   it('drops empty input', () => {

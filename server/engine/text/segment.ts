@@ -1,10 +1,16 @@
 /**
- * Cutting text into synthesis segments (contract 2.8 rule 5): one sentence each for plain text, chunks of up to about 530
- * characters for marked-up text, each with its cap on audio tokens.
+ * Cutting text into synthesis segments (contract 2.8 rule 5): one sentence each for plain text (a long one cut into
+ * pieces of up to 240 characters), chunks of up to about 530 characters for marked-up text, each with its cap on audio
+ * tokens.
  */
 import { markupSpans, type Span } from './markup.ts'
 
 export const MAX_SEGMENT_CHARS = 530
+/**
+ * Plain text is cut into pieces that fit their 30 s budget: read slowest (digits, 120 wpm voices) speech runs at about
+ * 10 characters a second, so a 530-character piece could outlast its budget and lose its end.
+ */
+export const MAX_SENTENCE_CHARS = 240
 /** About 25 audio tokens make one second of audio. */
 const TOKENS_PER_SECOND = 25
 export const SENTENCE_TOKEN_BUDGET = 30 * TOKENS_PER_SECOND
@@ -129,9 +135,8 @@ function splitLong(sentence: string, max: number, markup: boolean): string[] {
 }
 
 export function segmentForSynthesis(text: string, opts: SegmentOptions): Segment[] {
-  const pieces = splitSentences(text, opts.locale, opts.markup).flatMap((s) =>
-    splitLong(s, MAX_SEGMENT_CHARS, opts.markup),
-  )
+  const max = opts.markup ? MAX_SEGMENT_CHARS : MAX_SENTENCE_CHARS
+  const pieces = splitSentences(text, opts.locale, opts.markup).flatMap((s) => splitLong(s, max, opts.markup))
   if (!opts.markup) {
     return pieces
       .map((p) => p.trim())
