@@ -118,6 +118,15 @@ describe('segmentForSynthesis, plain text', () => {
     expect(squash(pieces.join(' '))).toBe(squash(reading))
   })
 
+  it('weighs a digit read alone as a short word, so a spelled-out run is cut as often as its reading needs', () => {
+    const reading = normalizeText(`Konto ${'1234567890'.repeat(20)}.`, { voiceLanguage: 'de' })
+    const pieces = plain(reading, 'de')
+    // 200 digits at five characters' weight each, in pieces of at most 240: at least five of them.
+    expect(pieces.length).toBeGreaterThanOrEqual(5)
+    for (const p of pieces) expect((p.match(/\d/g)?.length ?? 0) * 5).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    expect(squash(pieces.join(' '))).toBe(squash(reading))
+  })
+
   it('drops empty input', () => {
     expect(plain('')).toEqual([])
     expect(plain('   \n\n ')).toEqual([])

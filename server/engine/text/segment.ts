@@ -122,11 +122,28 @@ function cutPoint(text: string, max: number, markup: boolean): number {
   return /[\uD800-\uDBFF]/.test(text.charAt(i - 1)) ? i - 1 : i
 }
 
+/**
+ * A digit left in the text is read as a word of its own ("1 2 3 4" in a German sentence lasts as long as "eins zwei
+ * drei vier"), so it weighs as much as the five characters of a short word when a piece's length is measured.
+ */
+const DIGIT_WEIGHT = 5
+
+/** How many characters of `text` fit in a piece of `max`. */
+function fitting(text: string, max: number): number {
+  let weight = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    weight += c >= 48 && c <= 57 ? DIGIT_WEIGHT : 1
+    if (weight > max) return i
+  }
+  return text.length
+}
+
 function splitLong(sentence: string, max: number, markup: boolean): string[] {
   const pieces: string[] = []
   let rest = sentence
-  while (rest.length > max) {
-    const cut = cutPoint(rest, max, markup)
+  for (let fit = fitting(rest, max); fit < rest.length; fit = fitting(rest, max)) {
+    const cut = cutPoint(rest, fit, markup)
     pieces.push(rest.slice(0, cut))
     rest = rest.slice(cut)
   }
