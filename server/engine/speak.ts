@@ -88,6 +88,11 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
 
 /** Below this a sample is silence (-60 dBFS). */
 const SILENT = 33
+
+/** Whether a stretch of audio holds no sound at all. */
+export function isSilent(pcm: Int16Array): boolean {
+  return pcm.every((s) => s <= SILENT && s >= -SILENT)
+}
 /** What is kept before the first sound, so a soft onset is not cut into. */
 const LEAD_KEEP = Math.round(0.003 * OUTPUT_SAMPLE_RATE)
 /** The most leading silence dropped: eSpeak's own lead-in is 7–40 ms; a longer pause was asked for. */

@@ -60,7 +60,7 @@ const trailingPunctuation = /[\s…\p{Terminal_Punctuation}\p{Quotation_Mark}\p{
 
 /**
  * Text that only pauses: spaces and clause, sentence, quotation, bracket and dash punctuation. Anything else is read
- * aloud — letters, digits, and symbols and emoji, which eSpeak NG names ("%" is "percent", 😀 "grinning face").
+ * aloud — letters, digits, and the symbols and emoji eSpeak NG has names for.
  */
 const pausesOnly = /^[\s…\p{Terminal_Punctuation}\p{Quotation_Mark}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}]*$/u
 
