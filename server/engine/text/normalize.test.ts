@@ -292,6 +292,30 @@ describe('long digit runs in other languages (cleanup only, but never dropped)',
   })
 })
 
+describe('runs the engine would cut short (it reads at most about 25 emoji or 40 spelled letters as one word)', () => {
+  it.each([
+    ['en-US', '😀😀😀', '😀 😀 😀'],
+    ['en-US', 'Done😀👍.', 'Done 😀 👍.'],
+    ['en-US', '👩‍💻👩‍💻 🇩🇪🇫🇷', '👩‍💻 👩‍💻 🇩🇪 🇫🇷'],
+    ['de', 'Prima👍👍', 'Prima 👍 👍'],
+    ['en-US', 'Acme™ and ©', 'Acme™ and ©'],
+    [
+      'en-US',
+      'x'.repeat(70),
+      `${'x'.repeat(16)} ${'x'.repeat(16)} ${'x'.repeat(16)} ${'x'.repeat(16)} xxxxxx`,
+    ],
+    // Real words stay whole, and so do scripts written without spaces.
+    ['de', 'Donaudampfschifffahrtsgesellschaftskapitän', 'Donaudampfschifffahrtsgesellschaftskapitän'],
+    ['zh-CN', '猫'.repeat(70), '猫'.repeat(70)],
+    ['en-US', 'https://example.com/a/b?c=d', 'https://example.com/a/b?c=d'],
+    // Markup stays markup.
+    ['en-US', '[sad] (((no way))) <laugh>😀😀', '[sad] (((no way))) <laugh>😀 😀'],
+    ['de', 'Ich (((liebe))) es 😀😀', 'Ich (((liebe))) es 😀 😀'],
+  ])('%s: %j', (voiceLanguage, input, expected) => {
+    expect(normalizeText(input, { voiceLanguage })).toBe(expected)
+  })
+})
+
 describe('digits written in groups (card, account and ID numbers)', () => {
   english([
     ['4111 1111 1111 1111', 'four one one one, one one one one, one one one one, one one one one'],

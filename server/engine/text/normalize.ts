@@ -1,6 +1,7 @@
 /**
- * Text normalization for synthesis (contract 2.9). Every language gets character and punctuation cleanup, and long
- * digit runs spelled out digit by digit; English text also gets light formatting and written-to-spoken expansion. Inline markup (contract 2.7) passes through untouched, and
+ * Text normalization for synthesis (contract 2.9). Every language gets character and punctuation cleanup, long digit
+ * runs spelled out digit by digit and runs the engine would cut short made into words (words.ts); English text also
+ * gets light formatting and written-to-spoken expansion. Inline markup (contract 2.7) passes through untouched, and
  * the words inside emphasis are expanded like any other.
  *
  * The result is plain text: pauses are commas, never SSML, so the caller escapes it for eSpeak exactly once
@@ -12,6 +13,7 @@ import { formatEnglish } from './format.ts'
 import { shouldExpandEnglish } from './language.ts'
 import { emphasize, splitMarkup } from './markup.ts'
 import { spaceDigitRuns } from './numbers.ts'
+import { speakableWords } from './words.ts'
 
 export interface NormalizeOptions {
   /** BCP 47 language of the voice, such as "en-US", "de" or "zh-CN". */
@@ -20,12 +22,14 @@ export interface NormalizeOptions {
 
 export function normalizeText(text: string, opts: NormalizeOptions): string {
   const clean = cleanText(text)
-  if (!shouldExpandEnglish(clean, opts.voiceLanguage)) return spaceDigitRuns(clean)
-  return splitMarkup(formatEnglish(clean))
+  const english = shouldExpandEnglish(clean, opts.voiceLanguage)
+  return splitMarkup(english ? formatEnglish(clean) : clean)
     .map((piece) => {
       if (piece.kind === 'tag') return piece.text
+      if (!english)
+        return piece.kind === 'emphasis' ? emphasize(piece.text) : speakableWords(spaceDigitRuns(piece.text))
       if (piece.kind === 'emphasis') return emphasize(expandEnglish(piece.text))
-      return expandEnglish(piece.text)
+      return speakableWords(expandEnglish(piece.text))
     })
     .join('')
     .trim()

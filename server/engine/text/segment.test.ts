@@ -98,15 +98,31 @@ describe('segmentForSynthesis, plain text', () => {
   })
 
   it('cuts unspaced text anywhere, but never inside a surrogate pair', () => {
-    // The limit falls between the two halves of the emoji.
-    const text = `${'猫'.repeat(MAX_SENTENCE_CHARS - 1)}😀${'猫'.repeat(600)}。`
-    const pieces = plain(text, 'zh')
+    // The limit falls on the mathematical letter, two UTF-16 units that count as one character.
+    const text = `${'ж'.repeat(MAX_SENTENCE_CHARS - 1)}𝒜${'ж'.repeat(600)}.`
+    const pieces = plain(text, 'ru')
     for (const p of pieces) {
-      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS + 1)
       expect(p).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/)
     }
-    expect(pieces[0]).toHaveLength(MAX_SENTENCE_CHARS - 1)
+    expect(pieces[0]).toBe(`${'ж'.repeat(MAX_SENTENCE_CHARS - 1)}𝒜`)
     expect(pieces.join('')).toBe(text)
+  })
+
+  it.each([
+    ['Chinese', '猫', 'zh'],
+    ['emoji', '😀', 'en-US'],
+  ])('weighs %s as words: about a word per character', (_, char, locale) => {
+    const pieces = plain(char.repeat(600), locale)
+    for (const p of pieces) expect([...p].length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS / 5)
+    expect(pieces.join('')).toBe(char.repeat(600))
+  })
+
+  it('weighs a word without vowels, which is spelled, at three characters a letter', () => {
+    const run = Array.from({ length: 40 }, () => 'xxxxxxxxxxxxxxxx').join(' ')
+    const pieces = plain(run)
+    for (const p of pieces) expect(p.replace(/ /g, '').length * 3).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    expect(pieces.join(' ')).toBe(run)
   })
 
   it('cuts a long digit reading at its group pauses, in pieces that fit the 30-second budget', () => {
@@ -166,7 +182,7 @@ describe('segmentForSynthesis, marked-up text', () => {
   })
 
   it('keeps an emphasis that straddles the limit in one piece', () => {
-    const lead = 'x'.repeat(MAX_SEGMENT_CHARS - 10)
+    const lead = 'a'.repeat(MAX_SEGMENT_CHARS - 10)
     const text = `${lead} (((do not split me))) tail.`
     const [first, second] = marked(text)
     expect(first?.text).toBe(lead)

@@ -144,6 +144,15 @@ describe('other scripts, emoji and symbols', () => {
     }
   })
 
+  // eSpeak NG reads at most about 25 emoji or 40 spelled letters as one word; the pieces must still fit their budget.
+  it.each([
+    ['a word without vowels', (n: number) => 'x'.repeat(n)],
+    ['emoji without spaces', (n: number) => '😀'.repeat(n / 2)],
+    ['Chinese without punctuation', (n: number) => '猫'.repeat(n)],
+  ])('speaks %s in full, however long', async (_, make) => {
+    expectGrowing(await spoken(make(80)), await spoken(make(160)), await spoken(make(320)))
+  })
+
   it('speaks what it can of text with characters it cannot say', async () => {
     expect(await spoken('Total █████ 42')).toBeGreaterThan(0.5)
   })
