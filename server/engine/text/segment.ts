@@ -143,8 +143,10 @@ function fitting(text: string, max: number): number {
       const c = token[0].charCodeAt(i)
       // A surrogate pair counts once, by its first half.
       if (c >= 0xdc00 && c <= 0xdfff) continue
-      const char = String.fromCodePoint(token[0].codePointAt(i) ?? c)
-      weight += heavy.test(char) ? WORD_WEIGHT : perLetter
+      // Below U+0E00 (Thai) only the digits weigh more; the test is kept for the rest, which is rarer.
+      const isHeavy =
+        c < 0x0e00 ? c >= 48 && c <= 57 : heavy.test(String.fromCodePoint(token[0].codePointAt(i) ?? c))
+      weight += isHeavy ? WORD_WEIGHT : perLetter
       if (weight > max) return token.index + i
     }
   }

@@ -42,5 +42,8 @@ function separateEmoji(run: string): string {
 
 /** Text with every run eSpeak would cut short made into words it reads whole. */
 export function speakableWords(text: string): string {
-  return text.replace(/\S{2,}/g, (run) => separateEmoji(run).split(' ').map(cutLong).join(' '))
+  // Most words hold no emoji and are short: they are left as they are without being cut into graphemes, which costs.
+  return text.replace(/\S{2,}/g, (run) =>
+    run.length <= LONG_RUN && !emoji.test(run) ? run : separateEmoji(run).split(' ').map(cutLong).join(' '),
+  )
 }
