@@ -26,9 +26,13 @@ export async function untilSound(pcm: AsyncGenerator<Int16Array>): Promise<HeldA
 }
 
 async function* replay(held: Int16Array[], rest?: AsyncGenerator<Int16Array>): AsyncGenerator<Int16Array> {
-  yield* held
-  // yield* hands a consumer's early return on to the engine's generator, which stops synthesis.
-  if (rest) yield* { [Symbol.asyncIterator]: () => rest }
+  try {
+    yield* held
+    if (rest) yield* { [Symbol.asyncIterator]: () => rest }
+  } finally {
+    // A consumer that stops early, even among the held chunks, closes the engine's generator: synthesis stops.
+    await rest?.return(undefined)
+  }
 }
 
 /** Silence is the answer only to an input that asks for it: a <pause> on the second-generation model. */
