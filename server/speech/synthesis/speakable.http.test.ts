@@ -66,6 +66,14 @@ describe('long digit runs', () => {
     expect(c / 200).toBeGreaterThan(0.25)
   })
 
+  it('reads them in full at a quarter speed: four times as long, not cut at the 30 s cap', async () => {
+    const normal = await spoken(digitsOf(200))
+    const slow = await spoken(digitsOf(200), { speed: 0.25 })
+    // Measured 4.2: eSpeak NG's slowest rate is 80 wpm, and the time-stretch that does the rest keeps its pauses.
+    expect(slow / normal).toBeGreaterThan(3.5)
+    expect(slow / normal).toBeLessThan(4.8)
+  })
+
   // The second-generation model renders about five times faster than real time here, so its runs are shorter.
   it('reads digit runs in full on the second-generation model', async () => {
     const extra = { ...SECOND_GEN, stream: false }
