@@ -67,6 +67,8 @@ export const SQLITE_ONLY: Record<string, string> = {
   'server/speech/openapi.http.test.ts': 'the published OpenAPI document',
   'server/speech/synthesis/speech.http.test.ts':
     'speech synthesis and its errors (keys: key store, key-rules)',
+  'server/speech/synthesis/speakable.http.test.ts':
+    'digit runs, scripts, emoji and unspeakable text: audio or a 400, never silence',
   'server/speech/transcription/transcriptions.http.test.ts':
     'upload recognition and diarization (jobs: the cluster suite)',
   'server/speech/voices/voices-real.http.test.ts': 'speaker verification quality on real recordings',

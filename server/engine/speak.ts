@@ -47,7 +47,10 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
   const voice = profiledVoice(req.voice, profile)
   let first = true
   for (const segment of segmentForSynthesis(text, { locale: req.language, markup })) {
-    const tokens = Math.min(segment.tokenBudget, req.maxNewTokens ?? Number.POSITIVE_INFINITY)
+    // The segment's own cap is for its text at normal pace: slower speech takes longer to say the same words, and
+    // would otherwise lose its end (a 240-character piece at speed 0.5 runs to about 40 s). max_new_tokens is as sent.
+    const own = Math.ceil(segment.tokenBudget / Math.min(1, req.speed))
+    const tokens = Math.min(own, req.maxNewTokens ?? Number.POSITIVE_INFINITY)
     let left = Math.floor((tokens / AUDIO_TOKENS_PER_SECOND) * OUTPUT_SAMPLE_RATE)
     const controller = new AbortController()
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal
@@ -88,6 +91,11 @@ export async function* speak(synth: Synthesizer, req: SpeakRequest): AsyncGenera
 
 /** Below this a sample is silence (-60 dBFS). */
 const SILENT = 33
+
+/** Whether a stretch of audio holds no sound at all. */
+export function isSilent(pcm: Int16Array): boolean {
+  return pcm.every((s) => s <= SILENT && s >= -SILENT)
+}
 /** What is kept before the first sound, so a soft onset is not cut into. */
 const LEAD_KEEP = Math.round(0.003 * OUTPUT_SAMPLE_RATE)
 /** The most leading silence dropped: eSpeak's own lead-in is 7–40 ms; a longer pause was asked for. */

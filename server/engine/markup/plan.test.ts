@@ -58,6 +58,15 @@ describe('planUtterance', () => {
     ])
   })
 
+  it('keeps speech parts of symbols and emoji, which eSpeak NG names', () => {
+    expect(planUtterance('<laugh> 😀 <giggle> 50%% & #')).toEqual([
+      { kind: 'sound', sound: 'laugh' },
+      { kind: 'speech', ssml: '😀' },
+      { kind: 'sound', sound: 'giggle' },
+      { kind: 'speech', ssml: '50%% &amp; #' },
+    ])
+  })
+
   it('colours the sentence after an emotion tag, and only that sentence', () => {
     const sad = openProsody(EMOTION_PROSODY.sad)
     expect(planUtterance('[sad] I lost it. Then I found it.')).toEqual([

@@ -58,6 +58,12 @@ export interface PlanOptions {
  */
 const trailingPunctuation = /[\s…\p{Terminal_Punctuation}\p{Quotation_Mark}\p{Pe}\p{Pf}]*$/u
 
+/**
+ * Text that only pauses: spaces and clause, sentence, quotation, bracket and dash punctuation. Anything else is read
+ * aloud — letters, digits, and the symbols and emoji eSpeak NG has names for.
+ */
+const pausesOnly = /^[\s…\p{Terminal_Punctuation}\p{Quotation_Mark}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Pd}]*$/u
+
 /** Collects parts: speech accumulates until a sound tag cuts it, with the emotion's <prosody> opened only around text. */
 class PartBuilder {
   readonly parts: UtterancePart[] = []
@@ -94,10 +100,10 @@ class PartBuilder {
     this.parts.push({ kind: 'sound', sound })
   }
 
-  /** Ends the speech part in progress; a part with nothing to pronounce (only spaces or punctuation) is dropped. */
+  /** Ends the speech part in progress; a part with nothing to pronounce (only spaces and pauses) is dropped. */
   flush() {
     this.close()
-    if (this.tokens.some((t) => 'text' in t && /[\p{L}\p{N}]/u.test(t.text))) {
+    if (this.tokens.some((t) => 'text' in t && !pausesOnly.test(t.text))) {
       const ssml = this.tokens.map((t) => ('text' in t ? escapeForSsml(t.text) : t.tag)).join('')
       this.parts.push({ kind: 'speech', ssml: ssml.trim() })
     }

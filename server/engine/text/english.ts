@@ -3,7 +3,17 @@ import { expandAbbreviations } from './abbreviations.ts'
 import { expandDates, expandTimes } from './dates.ts'
 import { expandInitialisms } from './initialisms.ts'
 import { expandMoney } from './money.ts'
-import { cardinal, digits, fraction, NUMBER, ordinal, pluralize, readNumber, year } from './numbers.ts'
+import {
+  cardinal,
+  digitRun,
+  digits,
+  fraction,
+  NUMBER,
+  ordinal,
+  pluralize,
+  readNumber,
+  year,
+} from './numbers.ts'
 import { expandUnits } from './units.ts'
 
 const PHONE_SHAPES = [
@@ -22,7 +32,24 @@ function readPhone(match: string): string {
   return (match.startsWith('+') ? 'plus ' : '') + groups.map(digits).join(', ')
 }
 
-const ordinalRe = /(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)(?![\p{L}\d])/gu
+/**
+ * Digits written in groups, as card, account and ID numbers are: "4111 1111 1111 1111", "123-45-6789", "0800 123456".
+ * Each group is read digit by digit and the writer's separators become short pauses. Lists of small numbers, ranges
+ * ("1234-5678" is two numbers), years ("1990 1995 2000") and thousands written with spaces ("100 000") stay numbers.
+ */
+const digitGroupsRe = /(?<![\p{L}\d.,+-])\d{1,8}([ -])\d{1,8}(?:\1\d{1,8})*(?![\p{L}\d]|[.,-]\d)/gu
+const yearShaped = /^(?:1[1-9]|20)\d\d$/
+
+function readDigitGroups(match: string, separator: string): string {
+  const groups = match.split(separator)
+  const count = groups.join('').length
+  const enough = groups.length >= 3 ? count >= 8 : separator === ' ' && count >= 10
+  if (!enough || !groups.some((g) => g.length >= 4) || groups.every((g) => yearShaped.test(g))) return match
+  return groups.map(digitRun).join(', ')
+}
+
+// Ordinals past the trillions are IDs with a suffix; they are left to the number rule.
+const ordinalRe = /(?<![\d.])(\d{1,3}(?:,\d{3}){1,4}|\d{1,15})(?:st|nd|rd|th)(?![\p{L}\d])/gu
 const decade = /(?<![\d.,])'?(\d{1,3}0)s(?![\p{L}\d])/gu
 const VULGAR: Record<string, string> = {
   '½': '1/2',
@@ -63,6 +90,7 @@ function readFraction(whole: string | undefined, n: number, d: number): string {
 function expandNumbers(text: string): string {
   return text
     .replace(phone, readPhone)
+    .replace(digitGroupsRe, readDigitGroups)
     .replace(ordinalRe, (_, n: string) => ordinal(Number(n.replace(/,/g, ''))))
     .replace(decade, (_, n: string) => pluralize(n.length === 4 ? year(Number(n)) : cardinal(Number(n))))
     .replace(

@@ -1,5 +1,5 @@
 /** Amounts of money: "$3.50" → "three dollars and fifty cents", "EUR 5" → "five euros", "$2.5M" → "two point five million dollars". */
-import { cardinal, isOne, NUMBER, readNumber } from './numbers.ts'
+import { cardinal, isOne, NUMBER, readNumber, wholeNumber } from './numbers.ts'
 
 interface Currency {
   one: string
@@ -62,7 +62,7 @@ function spokenAmount(minus: string | undefined, amount: string, currency: Curre
   if (decimals.length === 2 && currency.cent) {
     const units = Number(whole)
     const cents = Number(decimals)
-    const unitPart = `${cardinal(units)} ${units === 1 ? currency.one : currency.many}`
+    const unitPart = `${wholeNumber(whole)} ${units === 1 ? currency.one : currency.many}`
     const centPart = `${cardinal(cents)} ${cents === 1 ? currency.cent[0] : currency.cent[1]}`
     if (cents === 0) return sign + unitPart
     if (units === 0) return sign + centPart

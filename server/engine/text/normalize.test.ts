@@ -208,6 +208,137 @@ describe('phone numbers', () => {
   ])
 })
 
+describe('long digit runs (read digit by digit in groups of four, never dropped)', () => {
+  english([
+    // Up to fifteen digits a run is a number; past the trillions it is an ID.
+    [
+      '999999999999999',
+      'nine hundred ninety-nine trillion nine hundred ninety-nine billion nine hundred ninety-nine million nine hundred ninety-nine thousand nine hundred ninety-nine',
+    ],
+    ['1234567890123456', 'one two three four, five six seven eight, nine zero one two, three four five six'],
+    // Past 2^53 a float would round the last digits away: every digit is still read as written.
+    [
+      '12345678901234567891',
+      'one two three four, five six seven eight, nine zero one two, three four five six, seven eight nine one',
+    ],
+    // A lone last digit joins the group before it as three and two.
+    [
+      '12345678901234567',
+      'one two three four, five six seven eight, nine zero one two, three four five, six seven',
+    ],
+    [
+      'Your account is 98765432109876543.',
+      'Your account is nine eight seven six, five four three two, one zero nine eight, seven six five, four three.',
+    ],
+    ['Ref 0012345678', 'Ref zero zero one two, three four five six, seven eight'],
+    ['007', 'zero zero seven'],
+    ['02134', 'zero two one three four'],
+    [
+      'ABC12345678901234567',
+      'A B C one two three four, five six seven eight, nine zero one two, three four five, six seven',
+    ],
+    ['3.14159265', 'three point one four one five, nine two six five'],
+    // Groups the writer put commas between are kept when the number is too long for words.
+    [
+      '1,234,567,890,123,456,789',
+      'one, two three four, five six seven, eight nine zero, one two three, four five six, seven eight nine',
+    ],
+    [
+      '$12345678901234567890.50',
+      'one two three four, five six seven eight, nine zero one two, three four five six, seven eight nine zero dollars and fifty cents',
+    ],
+  ])
+
+  it.each([200, 400, 40_000])('reads all %i digits of a run', (length) => {
+    const run = '1234567890'.repeat(length / 10)
+    const spoken = normalizeText(run, { voiceLanguage: 'en-US' })
+    expect(spoken).not.toMatch(/\d/)
+    const words = spoken.split(/[ ,]+/)
+    expect(words).toHaveLength(length)
+    expect(words.slice(0, 10)).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+      'zero',
+    ])
+    expect(spoken.split(', ')).toHaveLength(length / 4)
+  })
+
+  it('reads a run inside other text the same as alone', () => {
+    const run = '4'.repeat(30)
+    const alone = normalizeText(run, { voiceLanguage: 'en-US' })
+    expect(normalizeText(`Pay into ${run} today.`, { voiceLanguage: 'en-US' })).toBe(
+      `Pay into ${alone} today.`,
+    )
+  })
+})
+
+describe('long digit runs in other languages (cleanup only, but never dropped)', () => {
+  it.each([
+    ['de', 'Konto 12345678901234567890.', 'Konto 1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5 6, 7 8 9 0.'],
+    ['zh-CN', '账号1234567890123456789', '账号1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5 6, 7 8 9'],
+    ['ru', 'Счёт 12345678901234567', 'Счёт 1 2 3 4, 5 6 7 8, 9 0 1 2, 3 4 5, 6 7'],
+    // Up to fifteen digits the voice's own number rules read them.
+    ['de', 'Ich habe 123456789012345 Katzen.', 'Ich habe 123456789012345 Katzen.'],
+    ['de', 'Am 5. März 2024', 'Am 5. März 2024'],
+  ])('%s: %j', (voiceLanguage, input, expected) => {
+    expect(normalizeText(input, { voiceLanguage })).toBe(expected)
+  })
+})
+
+describe('runs the engine would cut short (it reads at most about 25 emoji or 40 spelled letters as one word)', () => {
+  it.each([
+    ['en-US', '😀😀😀', '😀 😀 😀'],
+    ['en-US', 'Done😀👍.', 'Done 😀 👍.'],
+    ['en-US', '👩‍💻👩‍💻 🇩🇪🇫🇷', '👩‍💻 👩‍💻 🇩🇪 🇫🇷'],
+    ['de', 'Prima👍👍', 'Prima 👍 👍'],
+    ['en-US', 'Acme™ and ©', 'Acme™ and ©'],
+    [
+      'en-US',
+      'x'.repeat(70),
+      `${'x'.repeat(16)} ${'x'.repeat(16)} ${'x'.repeat(16)} ${'x'.repeat(16)} xxxxxx`,
+    ],
+    // Real words stay whole, and so do scripts written without spaces.
+    ['de', 'Donaudampfschifffahrtsgesellschaftskapitän', 'Donaudampfschifffahrtsgesellschaftskapitän'],
+    ['zh-CN', '猫'.repeat(70), '猫'.repeat(70)],
+    ['en-US', 'https://example.com/a/b?c=d', 'https://example.com/a/b?c=d'],
+    // Markup stays markup.
+    ['en-US', '[sad] (((no way))) <laugh>😀😀', '[sad] (((no way))) <laugh>😀 😀'],
+    ['de', 'Ich (((liebe))) es 😀😀', 'Ich (((liebe))) es 😀 😀'],
+  ])('%s: %j', (voiceLanguage, input, expected) => {
+    expect(normalizeText(input, { voiceLanguage })).toBe(expected)
+  })
+})
+
+describe('digits written in groups (card, account and ID numbers)', () => {
+  english([
+    ['4111 1111 1111 1111', 'four one one one, one one one one, one one one one, one one one one'],
+    [
+      'Card 4111-1111-1111-1111.',
+      'Card four one one one, one one one one, one one one one, one one one one.',
+    ],
+    [
+      'IBAN DE89 3704 0044 0532 0130 00',
+      'I B A N D E eighty-nine three seven zero four, zero zero four four, zero five three two, zero one three zero, zero zero',
+    ],
+    ['SSN 123-45-6789', 'S S N one two three, four five, six seven eight nine'],
+    ['020 7946 0958', 'zero two zero, seven nine four six, zero nine five eight'],
+    ['Call 0800 123456 now.', 'Call zero eight zero zero, one two three four five six now.'],
+    ['12-3456-7890123-00', 'one two, three four five six, seven eight nine zero one two three, zero zero'],
+    // Not IDs: small numbers in a row, a range, years, thousands written with spaces.
+    ['10 11 12 13', 'ten eleven twelve thirteen'],
+    ['1990-1995', 'nineteen ninety to nineteen ninety-five'],
+    ['1990 1995 2000', 'nineteen ninety nineteen ninety-five two thousand'],
+    ['in 1999 2 cats', 'in nineteen ninety-nine two cats'],
+  ])
+})
+
 describe('ranges', () => {
   english([
     ['10-20', 'ten to twenty'],

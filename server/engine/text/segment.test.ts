@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { normalizeText } from './normalize.ts'
 import {
   MARKUP_CHUNK_TOKEN_BUDGET,
   MAX_SEGMENT_CHARS,
+  MAX_SENTENCE_CHARS,
   SENTENCE_TOKEN_BUDGET,
   segmentForSynthesis,
   splitSentences,
@@ -80,7 +82,7 @@ describe('segmentForSynthesis, plain text', () => {
     const sentence = `${Array.from({ length: 30 }, () => clause).join(', ')}.`
     const pieces = plain(sentence)
     expect(pieces.length).toBeGreaterThan(1)
-    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
     for (const p of pieces.slice(0, -1)) expect(p.endsWith(',')).toBe(true)
     expect(squash(pieces.join(''))).toBe(squash(sentence))
   })
@@ -89,20 +91,56 @@ describe('segmentForSynthesis, plain text', () => {
     const sentence = `${'word '.repeat(400)}end.`
     const pieces = plain(sentence)
     for (const p of pieces) {
-      expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
       expect(p).toMatch(/^(word )*(word|end\.)$/)
     }
     expect(squash(pieces.join(''))).toBe(squash(sentence))
   })
 
   it('cuts unspaced text anywhere, but never inside a surrogate pair', () => {
-    const text = `${'猫'.repeat(600)}😀${'猫'.repeat(600)}。`
-    const pieces = plain(text, 'zh')
+    // The limit falls on the mathematical letter, two UTF-16 units that count as one character.
+    const text = `${'ж'.repeat(MAX_SENTENCE_CHARS - 1)}𝒜${'ж'.repeat(600)}.`
+    const pieces = plain(text, 'ru')
     for (const p of pieces) {
-      expect(p.length).toBeLessThanOrEqual(MAX_SEGMENT_CHARS)
+      expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS + 1)
       expect(p).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/)
     }
+    expect(pieces[0]).toBe(`${'ж'.repeat(MAX_SENTENCE_CHARS - 1)}𝒜`)
     expect(pieces.join('')).toBe(text)
+  })
+
+  it.each([
+    ['Chinese', '猫', 'zh'],
+    ['emoji', '😀', 'en-US'],
+  ])('weighs %s as words: about a word per character', (_, char, locale) => {
+    const pieces = plain(char.repeat(600), locale)
+    for (const p of pieces) expect([...p].length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS / 5)
+    expect(pieces.join('')).toBe(char.repeat(600))
+  })
+
+  it('weighs a word without vowels, which is spelled, at three characters a letter', () => {
+    const run = Array.from({ length: 40 }, () => 'xxxxxxxxxxxxxxxx').join(' ')
+    const pieces = plain(run)
+    for (const p of pieces) expect(p.replace(/ /g, '').length * 3).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    expect(pieces.join(' ')).toBe(run)
+  })
+
+  it('cuts a long digit reading at its group pauses, in pieces that fit the 30-second budget', () => {
+    const reading = normalizeText('1234567890'.repeat(20), { voiceLanguage: 'en-US' })
+    const pieces = plain(reading)
+    expect(pieces.length).toBeGreaterThan(4)
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    for (const p of pieces.slice(0, -1)) expect(p).toMatch(/[a-z]+,$/)
+    expect(squash(pieces.join(' '))).toBe(squash(reading))
+  })
+
+  it('weighs a digit read alone as a short word, so a spelled-out run is cut as often as its reading needs', () => {
+    const reading = normalizeText(`Konto ${'1234567890'.repeat(20)}.`, { voiceLanguage: 'de' })
+    const pieces = plain(reading, 'de')
+    // 200 digits at five characters' weight each, in pieces of at most 240: at least five of them.
+    expect(pieces.length).toBeGreaterThanOrEqual(5)
+    for (const p of pieces) expect((p.match(/\d/g)?.length ?? 0) * 5).toBeLessThanOrEqual(MAX_SENTENCE_CHARS)
+    expect(squash(pieces.join(' '))).toBe(squash(reading))
   })
 
   it('drops empty input', () => {
@@ -144,7 +182,7 @@ describe('segmentForSynthesis, marked-up text', () => {
   })
 
   it('keeps an emphasis that straddles the limit in one piece', () => {
-    const lead = 'x'.repeat(MAX_SEGMENT_CHARS - 10)
+    const lead = 'a'.repeat(MAX_SEGMENT_CHARS - 10)
     const text = `${lead} (((do not split me))) tail.`
     const [first, second] = marked(text)
     expect(first?.text).toBe(lead)

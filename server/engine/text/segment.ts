@@ -1,10 +1,16 @@
 /**
- * Cutting text into synthesis segments (contract 2.8 rule 5): one sentence each for plain text, chunks of up to about 530
- * characters for marked-up text, each with its cap on audio tokens.
+ * Cutting text into synthesis segments (contract 2.8 rule 5): one sentence each for plain text (a long one cut into
+ * pieces of up to 240 characters), chunks of up to about 530 characters for marked-up text, each with its cap on audio
+ * tokens.
  */
 import { markupSpans, type Span } from './markup.ts'
 
 export const MAX_SEGMENT_CHARS = 530
+/**
+ * Plain text is cut into pieces that fit their 30 s budget: read slowest (digits, 120 wpm voices) speech runs at about
+ * 10 characters a second, so a 530-character piece could outlast its budget and lose its end.
+ */
+export const MAX_SENTENCE_CHARS = 240
 /** About 25 audio tokens make one second of audio. */
 const TOKENS_PER_SECOND = 25
 export const SENTENCE_TOKEN_BUDGET = 30 * TOKENS_PER_SECOND
@@ -116,11 +122,42 @@ function cutPoint(text: string, max: number, markup: boolean): number {
   return /[\uD800-\uDBFF]/.test(text.charAt(i - 1)) ? i - 1 : i
 }
 
+/**
+ * What a character weighs when a piece's length is measured, in characters of ordinary prose (about 12 a second at
+ * the slowest voices). A digit left as a digit is read as a word ("1 2 3 4" in a German sentence lasts as long as
+ * "eins zwei drei vier"), and so is an emoji (about 0.7 s) or a character of a script written without spaces (up to
+ * 0.6 s each, an English voice reading Chinese). A word without vowels is spelled, about 0.2 s a letter.
+ */
+const WORD_WEIGHT = 5
+const SPELLED_WEIGHT = 3
+const heavy =
+  /[\d\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u
+const spelled = /^[b-df-hj-np-tv-xz]{8,}$/i
+
+/** How many characters of `text` fit in a piece of `max`. */
+function fitting(text: string, max: number): number {
+  let weight = 0
+  for (const token of text.matchAll(/\S+|\s+/g)) {
+    const perLetter = spelled.test(token[0]) ? SPELLED_WEIGHT : 1
+    for (let i = 0; i < token[0].length; i++) {
+      const c = token[0].charCodeAt(i)
+      // A surrogate pair counts once, by its first half.
+      if (c >= 0xdc00 && c <= 0xdfff) continue
+      // Below U+0E00 (Thai) only the digits weigh more; the test is kept for the rest, which is rarer.
+      const isHeavy =
+        c < 0x0e00 ? c >= 48 && c <= 57 : heavy.test(String.fromCodePoint(token[0].codePointAt(i) ?? c))
+      weight += isHeavy ? WORD_WEIGHT : perLetter
+      if (weight > max) return token.index + i
+    }
+  }
+  return text.length
+}
+
 function splitLong(sentence: string, max: number, markup: boolean): string[] {
   const pieces: string[] = []
   let rest = sentence
-  while (rest.length > max) {
-    const cut = cutPoint(rest, max, markup)
+  for (let fit = fitting(rest, max); fit < rest.length; fit = fitting(rest, max)) {
+    const cut = cutPoint(rest, fit, markup)
     pieces.push(rest.slice(0, cut))
     rest = rest.slice(cut)
   }
@@ -129,9 +166,8 @@ function splitLong(sentence: string, max: number, markup: boolean): string[] {
 }
 
 export function segmentForSynthesis(text: string, opts: SegmentOptions): Segment[] {
-  const pieces = splitSentences(text, opts.locale, opts.markup).flatMap((s) =>
-    splitLong(s, MAX_SEGMENT_CHARS, opts.markup),
-  )
+  const max = opts.markup ? MAX_SEGMENT_CHARS : MAX_SENTENCE_CHARS
+  const pieces = splitSentences(text, opts.locale, opts.markup).flatMap((s) => splitLong(s, max, opts.markup))
   if (!opts.markup) {
     return pieces
       .map((p) => p.trim())

@@ -36,6 +36,7 @@ import type { VoiceService } from '../voices/voice-service.ts'
 import { audioDeltaFrames, encodeStream, pcmBytes, wavHeader } from './audio-out.ts'
 import type { ContinuationStore } from './continuation-store.ts'
 import { type ResolvedSpeechRequest, resolveSpeechRequest, speakRequestFor } from './speech-request.ts'
+import { asksForSilence, nothingToSpeak, untilSound } from './unspoken.ts'
 
 export interface SpeechRouteDeps {
   keys: KeyStore
@@ -105,7 +106,9 @@ const speechSchema = {
       'Redirect mode (`SPEECH_REDIRECT_WHEN_BUSY=1`) at capacity: the audio is at `Location` once a slot frees; empty body.',
       { location: { description: 'The continuation, /v1/audio/speech/continuations/{token}.' } },
     ),
-    400: either('Invalid field: the envelope (decoding values, model, voice) or `detail` (other fields).'),
+    400: either(
+      'Invalid field: the envelope (decoding values, model, voice) or `detail` (other fields, and an `input` with nothing that can be spoken).',
+    ),
     ...keyRefusals('tts:generate', ', or `durable_api_key_required` for a saved voice with an ek_ key'),
     404: envelope('`voice_not_found`.'),
     413: detail('Body over 256 KiB, or reference_audio over 10 MiB.'),
@@ -237,20 +240,25 @@ export function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps) {
     signal.throwIfAborted()
 
     let samples = 0
-    const pcm = (async function* () {
+    const generated = (async function* () {
       for await (const chunk of speak(synthesizer, speakRequestFor(req, voice, signal))) {
         samples += chunk.length
         yield chunk
       }
     })()
+    // From the request's arrival to its audio starting (checks, admission, the voice): the rest of a client's
+    // time to first audio is the network, the engine's first chunk and the client's own buffering.
+    const serviceMs = reply.elapsedTime
+    // Nothing is sent before the first sound: text that gives none is refused instead of answered with silence.
+    const { audio: pcm, silent } = await untilSound(generated)
+    const markup = isSecondGen(req.model)
+    if (silent && !asksForSilence(req.input, markup)) throw nothingToSpeak(req.input, markup)
 
     reply.headers({
       'x-model': req.model,
       'x-stream-format': req.streamFormat,
       'cache-control': 'no-store',
-      // From the request's arrival to its audio starting (checks, admission, the voice): the rest of a client's
-      // time to first audio is the network, the engine's first chunk and the client's own buffering.
-      'server-timing': `service;dur=${reply.elapsedTime.toFixed(1)}`,
+      'server-timing': `service;dur=${serviceMs.toFixed(1)}`,
     })
 
     if (req.streamFormat === 'sse') {
