@@ -45,6 +45,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/audit', roles: AUDITORS, badQuery: 'limit=many' },
   { method: 'GET', path: '/api/audit/origins', roles: AUDITORS },
   { method: 'GET', path: '/api/audit/erasures', roles: AUDITORS },
+  { method: 'GET', path: '/api/audit/consents/:id/record', roles: AUDITORS },
   { method: 'GET', path: '/api/takes/erasable', roles: AUDITORS, badQuery: 'voice=a%20b' },
   {
     method: 'POST',

@@ -296,12 +296,14 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
         )
       const { request: link, claim } = claimed
       let handedOver = false
-      try {
+      // The answer is sent only once the link is handed back, so the owner's next try never finds it still held.
+      const receive = async (): Promise<() => FastifyReply> => {
         if (!request.isMultipart())
-          return refuse(
-            reply.header('connection', 'close'),
-            unsupportedMediaType('Send the recording as multipart/form-data (the field "recording").'),
-          )
+          return () =>
+            refuse(
+              reply.header('connection', 'close'),
+              unsupportedMediaType('Send the recording as multipart/form-data (the field "recording").'),
+            )
         let upload: Awaited<ReturnType<typeof readRecording>>
         try {
           upload = await readRecording(request)
@@ -309,30 +311,31 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
           const code = (err as { code?: string }).code
           const closing = reply.header('connection', 'close')
           if (code === 'FST_REQ_FILE_TOO_LARGE')
-            return refuse(
-              closing,
-              tooLarge(
-                `A consent recording is at most ${formatBytes(CONSENT_RECORDING_MAX_BYTES)}.`,
-                'recording',
-              ),
-            )
+            return () =>
+              refuse(
+                closing,
+                tooLarge(
+                  `A consent recording is at most ${formatBytes(CONSENT_RECORDING_MAX_BYTES)}.`,
+                  'recording',
+                ),
+              )
           if (code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT')
-            return refuse(
-              closing,
-              invalidBody(null, 'Send the fields "recording" and "consent_transcript" only.'),
-            )
+            return () =>
+              refuse(closing, invalidBody(null, 'Send the fields "recording" and "consent_transcript" only.'))
           if (code === 'FST_PART_FIELD_VALUE_TOO_LONG' || code === 'FST_FIELD_VALUE_TOO_LONG')
-            return refuse(closing, invalidBody('consent_transcript', 'The transcript is too long.'))
+            return () => refuse(closing, invalidBody('consent_transcript', 'The transcript is too long.'))
           request.log.info({ code }, 'consent link upload could not be read')
-          return refuse(closing, invalidBody(null, 'The upload could not be read (cut short or malformed).'))
+          return () =>
+            refuse(closing, invalidBody(null, 'The upload could not be read (cut short or malformed).'))
         }
         const { recording, transcript } = upload
         if (!recording)
-          return refuse(reply, invalidBody('recording', 'Add the recording as the form field "recording".'))
+          return () =>
+            refuse(reply, invalidBody('recording', 'Add the recording as the form field "recording".'))
         if (recording.bytes.length === 0)
-          return refuse(reply, invalidBody('recording', 'The recording is empty.'))
+          return () => refuse(reply, invalidBody('recording', 'The recording is empty.'))
         if (transcript !== undefined && transcript.length > TRANSCRIPT_MAX_CHARS)
-          return refuse(reply, invalidBody('consent_transcript', 'The transcript is too long.'))
+          return () => refuse(reply, invalidBody('consent_transcript', 'The transcript is too long.'))
 
         const form = new FormData()
         form.set('name', link.owner_name)
@@ -347,18 +350,19 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
         try {
           answer = await callUpstream(upstream, '/v1/audio/voice_consents', { method: 'POST', body: form })
         } catch {
-          return refuse(reply, upstreamUnreachable())
+          return () => refuse(reply, upstreamUnreachable())
         }
         const body = await answer.text()
         if (!answer.ok) {
           // The service's refusal as the administrator's form gets it through the proxy: the same advice follows.
           const retryAfter = answer.headers.get('retry-after')
           if (retryAfter) reply.header('retry-after', retryAfter)
-          return reply
-            .code(answer.status)
-            .header('cache-control', 'no-store')
-            .type(answer.headers.get('content-type') ?? 'application/json')
-            .send(body)
+          return () =>
+            reply
+              .code(answer.status)
+              .header('cache-control', 'no-store')
+              .type(answer.headers.get('content-type') ?? 'application/json')
+              .send(body)
         }
         const consent = voiceConsentSchema.parse(JSON.parse(body))
         if (!(await store.complete(link.id, claim, consent.id))) {
@@ -368,7 +372,7 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
             (err) =>
               request.log.error({ err: (err as Error).message }, 'consent of a withdrawn link not deleted'),
           )
-          return refuse(reply, consentLinkUnusable())
+          return () => refuse(reply, consentLinkUnusable())
         }
         handedOver = true
         await audit
@@ -388,10 +392,15 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
           owner_name: consent.name,
           language: consent.language,
         }
-        return reply.code(201).header('cache-control', 'no-store').send(recorded)
+        return () => reply.code(201).header('cache-control', 'no-store').send(recorded)
+      }
+      let send: () => FastifyReply
+      try {
+        send = await receive()
       } finally {
         if (!handedOver) await store.release(link.id, claim).catch(() => {})
       }
+      return send()
     })
   })
 }
