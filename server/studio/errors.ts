@@ -190,6 +190,17 @@ export function studioErrorHandler(
   return refuse(reply, internal)
 }
 
+/**
+ * A route scope's error handler: the studio's own (above), in the scope's words for a body over its limit and for a
+ * failure of its own.
+ */
+export function scopeErrorHandler(words: { tooLarge?: string; internal: string }) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+    error.statusCode === 413 && words.tooLarge !== undefined
+      ? refuse(reply.header('connection', 'close'), tooLarge(words.tooLarge))
+      : studioErrorHandler(error, request, reply, internalError(words.internal))
+}
+
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => studioErrorHandler(error, request, reply))
 }

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { formatBytes } from '../../../core/bytes.ts'
 import {
@@ -33,10 +33,9 @@ import {
   originRefused,
   rateLimited,
   refuse,
+  scopeErrorHandler,
   signInUnavailable,
-  studioErrorHandler,
   tooLarge,
-  unreadableRequest,
   unsupportedMediaType,
   upstreamUnreachable,
 } from '../errors.ts'
@@ -263,14 +262,7 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
 
   app.register(async (scope) => {
     await scope.register(multipart, { throwFileSizeLimit: true })
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-        return refuse(
-          error.statusCode === 413 ? reply.header('connection', 'close') : reply,
-          unreadableRequest(error.statusCode, error.message),
-        )
-      return studioErrorHandler(error, request, reply)
-    })
+    scope.setErrorHandler(scopeErrorHandler({ internal: 'The consent could not be received.' }))
 
     scope.post<{ Params: { token: string } }>(CONSENT_LINK_ROUTE, async (request, reply) => {
       // No session is asked for, so no CSRF token: a page elsewhere may not post here on its visitor's behalf.

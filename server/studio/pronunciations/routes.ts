@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import {
   MAX_PRONUNCIATIONS,
@@ -6,19 +6,15 @@ import {
   pronunciationImportSchema,
   pronunciationInputSchema,
 } from '../../../schema/index.ts'
-import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
 import { mayUse, type StudioAction } from '../access.ts'
 import {
   conflict,
   forbiddenForRole,
-  internalError,
   invalidBody,
   notFound,
   notSignedIn,
   refuse,
-  studioErrorHandler,
-  tooLarge,
-  unreadableRequest,
+  scopeErrorHandler,
 } from '../errors.ts'
 import type { PronunciationStore } from './store.ts'
 
@@ -65,19 +61,12 @@ export function registerPronunciationRoutes(app: FastifyInstance, store: Pronunc
       if (!mayUse(user.role, 'pronunciations', action))
         return refuse(reply, forbiddenForRole('Only voice designers keep pronunciations.'))
     })
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.statusCode === 413)
-        return refuse(
-          reply.header('connection', 'close'),
-          tooLarge(`A pronunciations request holds at most ${MAX_PRONUNCIATION_BODY_BYTES} bytes.`),
-        )
-      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-        return refuse(reply, unreadableRequest(error.statusCode, error.message))
-      if (isValueRefused(error) || isStorageUnavailable(error))
-        return studioErrorHandler(error, request, reply)
-      request.log.error({ err: error }, 'pronunciations route failed')
-      return refuse(reply, internalError('The pronunciation could not be stored.'))
-    })
+    scope.setErrorHandler(
+      scopeErrorHandler({
+        tooLarge: `A pronunciations request holds at most ${MAX_PRONUNCIATION_BODY_BYTES} bytes.`,
+        internal: 'The pronunciation could not be stored.',
+      }),
+    )
 
     scope.get('/api/pronunciations', async (_request, reply) =>
       reply.header('cache-control', 'no-store').send({ data: await store.list() }),

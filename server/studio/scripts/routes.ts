@@ -1,19 +1,15 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import type { Role } from '../../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
-import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
 import {
   conflict,
   forbiddenForRole,
-  internalError,
   invalidBody,
   notFound,
   notSignedIn,
   refuse,
-  studioErrorHandler,
-  tooLarge,
-  unreadableRequest,
+  scopeErrorHandler,
 } from '../errors.ts'
 import type { ScriptStore } from './store.ts'
 
@@ -58,20 +54,12 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
         return refuse(reply, forbiddenForRole('Only voice designers keep scripts.'))
     })
     // Body parsing errors (too large, not JSON) in the envelope, like the backend's own refusals.
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.statusCode === 413)
-        return refuse(
-          reply.header('connection', 'close'),
-          tooLarge(`A script request holds at most ${MAX_SCRIPT_BODY_BYTES} bytes.`),
-        )
-      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-        return refuse(reply, unreadableRequest(error.statusCode, error.message))
-      // A value the database refuses (400) or a database that cannot answer (503) is said as everywhere else.
-      if (isValueRefused(error) || isStorageUnavailable(error))
-        return studioErrorHandler(error, request, reply)
-      request.log.error({ err: error }, 'scripts route failed')
-      return refuse(reply, internalError('The script could not be stored.'))
-    })
+    scope.setErrorHandler(
+      scopeErrorHandler({
+        tooLarge: `A script request holds at most ${MAX_SCRIPT_BODY_BYTES} bytes.`,
+        internal: 'The script could not be stored.',
+      }),
+    )
 
     scope.get('/api/scripts', async (request, reply) =>
       reply.header('cache-control', 'no-store').send({ data: await store.list(ownerOf(request)) }),

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { formatBytes } from '../../../core/bytes.ts'
 import { readWav } from '../../../core/wav.ts'
@@ -12,20 +12,17 @@ import {
   SAMPLE_RATE,
   takeUpdateSchema,
 } from '../../../schema/index.ts'
-import { isStorageUnavailable, isValueRefused } from '../../storage/index.ts'
 import { pcm16WavHeader } from '../../wav.ts'
 import {
   audioErased,
   conflict,
   forbiddenForRole,
-  internalError,
   invalidBody,
   notFound,
   notSignedIn,
   refuse,
-  studioErrorHandler,
+  scopeErrorHandler,
   tooLarge,
-  unreadableRequest,
   unsupportedMediaType,
 } from '../errors.ts'
 import type { VoiceLineage } from './lineage.ts'
@@ -168,17 +165,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
       if (!TAKE_ROLES.has(user.role))
         return refuse(reply, forbiddenForRole('Only voice designers keep takes.'))
     })
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-        return refuse(
-          error.statusCode === 413 ? reply.header('connection', 'close') : reply,
-          unreadableRequest(error.statusCode, error.message),
-        )
-      if (isValueRefused(error) || isStorageUnavailable(error))
-        return studioErrorHandler(error, request, reply)
-      request.log.error({ err: error }, 'takes route failed')
-      return refuse(reply, internalError('The take could not be stored.'))
-    })
+    scope.setErrorHandler(scopeErrorHandler({ internal: 'The take could not be stored.' }))
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
       const takes = await store.list(ownerOf(request), request.params.id)
