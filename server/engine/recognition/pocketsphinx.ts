@@ -106,6 +106,35 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
       return { words, text: words.map((w) => w.text).join(' ') }
     })
 
+  /** One utterance decoded with a grammar and its dictionary (the phrase check's and alignment's): its segments. */
+  const decodeGrammar = (
+    audio: Float32Array,
+    utterance: { startFrame: number; endFrame: number },
+    grammar: { jsgf: string; dictionary: string },
+    signal: AbortSignal,
+  ) =>
+    queue.run(
+      () =>
+        runBatch({
+          binary: install.binary,
+          tmpRoot,
+          audio,
+          utterances: [utterance],
+          args: [
+            '-hmm',
+            install.acousticModel,
+            ...COMMON_ARGS,
+            ...PHRASE_ARGS,
+            '-hypseg',
+            '{dir}/phrase.seg',
+          ],
+          files: { 'phrase.gram': grammar.jsgf, 'phrase.dict': grammar.dictionary },
+          output: 'phrase.seg',
+          signal,
+        }),
+      signal,
+    )
+
   const checkPhrase = (audio: Float32Array, phrase: string, opts?: RecognizeOptions) =>
     call(opts, async (signal): Promise<PhraseCheck> => {
       const nothing: PhraseCheck = { matched: false, heard: '', score: 0 }
@@ -122,27 +151,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
       if (!grammar.known.includes(true)) return nothing
       // One utterance from the first speech to the last: pauses inside are the grammar's gaps.
       const utterance = { startFrame: first.startFrame, endFrame: last.endFrame }
-      const hypseg = await queue.run(
-        () =>
-          runBatch({
-            binary: install.binary,
-            tmpRoot,
-            audio,
-            utterances: [utterance],
-            args: [
-              '-hmm',
-              install.acousticModel,
-              ...COMMON_ARGS,
-              ...PHRASE_ARGS,
-              '-hypseg',
-              '{dir}/phrase.seg',
-            ],
-            files: { 'phrase.gram': grammar.jsgf, 'phrase.dict': grammar.dictionary },
-            output: 'phrase.seg',
-            signal,
-          }),
-        signal,
-      )
+      const hypseg = await decodeGrammar(audio, utterance, grammar, signal)
       const voiced = voicedFrames(levels).subarray(utterance.startFrame, utterance.endFrame)
       const { heard, score } = scorePhrase(words, grammar.known, parseHypseg(hypseg), voiced)
       return { matched: score >= threshold, heard, score }
@@ -158,27 +167,7 @@ export function createPocketSphinxRecognizer(opts: PocketSphinxOptions = {}): Re
         await lookUpPronunciations(install.dictionary, alignmentLookups(words)),
       )
       const utterance = { startFrame: 0, endFrame: frames }
-      const hypseg = await queue.run(
-        () =>
-          runBatch({
-            binary: install.binary,
-            tmpRoot,
-            audio,
-            utterances: [utterance],
-            args: [
-              '-hmm',
-              install.acousticModel,
-              ...COMMON_ARGS,
-              ...PHRASE_ARGS,
-              '-hypseg',
-              '{dir}/phrase.seg',
-            ],
-            files: { 'phrase.gram': grammar.jsgf, 'phrase.dict': grammar.dictionary },
-            output: 'phrase.seg',
-            signal,
-          }),
-        signal,
-      )
+      const hypseg = await decodeGrammar(audio, utterance, grammar, signal)
       return readAlignment(grammar, parseHypseg(hypseg))
     })
 
