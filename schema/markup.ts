@@ -63,3 +63,22 @@ export function findMarkup(text: string): MarkupMatch[] {
 export function hasMarkup(text: string): boolean {
   return markupTest.test(text)
 }
+
+/**
+ * Wraps words in emphasis again after they were rewritten (the engine's expansion, "(((1,234,567)))"; the studio's
+ * pronunciations): past the 80-character limit the model would read the parentheses aloud, so a long phrase becomes
+ * consecutive emphasized runs.
+ */
+export function emphasize(words: string): string {
+  if (words.length <= MAX_EMPHASIS_CHARS) return `(((${words})))`
+  const runs: string[] = []
+  let run = ''
+  for (const word of words.trim().split(/\s+/)) {
+    if (run && run.length + 1 + word.length > MAX_EMPHASIS_CHARS) {
+      runs.push(run)
+      run = word
+    } else run = run ? `${run} ${word}` : word
+  }
+  runs.push(run)
+  return runs.map((r) => `(((${r})))`).join(' ')
+}

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
 import type { ErrorEnvelope } from '../../schema/index.ts'
 import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 
@@ -188,6 +189,18 @@ export function studioErrorHandler(
   }
   request.log.error({ err: error }, 'studio request failed')
   return refuse(reply, internal)
+}
+
+/**
+ * A body its schema refused, as "Invalid <what>: <field>: <why>." naming the first issue's field (an unknown field by
+ * its key, which zod reports apart from the path); `prefix` is where the body sits in the request, if not at its root.
+ */
+export function refuseInvalid(reply: FastifyReply, what: string, error: z.ZodError, prefix = '') {
+  const issue = error.issues[0]
+  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
+  const param = [prefix, ...(path ?? [])].filter((p) => p !== '').join('.') || null
+  const message = issue?.message ?? 'bad body'
+  return refuse(reply, invalidBody(param, `Invalid ${what}: ${param ? `${param}: ` : ''}${message}.`))
 }
 
 /**

@@ -7,11 +7,13 @@
  * The result is plain text: pauses are commas, never SSML, so the caller escapes it for eSpeak exactly once
  * (`escapeForSsml` in espeak/text.ts), as it does today.
  */
+
+import { emphasize } from '../../../schema/markup.ts'
 import { cleanText } from './cleanup.ts'
 import { expandEnglish } from './english.ts'
 import { formatEnglish } from './format.ts'
 import { shouldExpandEnglish } from './language.ts'
-import { emphasize, splitMarkup } from './markup.ts'
+import { splitMarkup } from './markup.ts'
 import { spaceDigitRuns } from './numbers.ts'
 import { outsidePhonemes, phonemesForEspeak } from './phonemes.ts'
 import { speakableWords } from './words.ts'

@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   MAX_PRONUNCIATIONS,
   PRONUNCIATION_ID_PATTERN,
@@ -10,10 +9,10 @@ import { mayUse, type StudioAction } from '../access.ts'
 import {
   conflict,
   forbiddenForRole,
-  invalidBody,
   notFound,
   notSignedIn,
   refuse,
+  refuseInvalid,
   scopeErrorHandler,
 } from '../errors.ts'
 import type { PronunciationStore } from './store.ts'
@@ -30,14 +29,6 @@ import type { PronunciationStore } from './store.ts'
 
 /** 2,000 entries of the longest fields, JSON-escaped, are about 1.4 MB. */
 export const MAX_PRONUNCIATION_BODY_BYTES = 2 * 1024 * 1024
-
-function refuseInvalid(reply: FastifyReply, error: z.ZodError) {
-  const issue = error.issues[0]
-  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
-  const param = path?.join('.') || null
-  const message = issue?.message ?? 'bad body'
-  return refuse(reply, invalidBody(param, `Invalid pronunciation: ${param ? `${param}: ` : ''}${message}.`))
-}
 
 function userOf(request: FastifyRequest): string {
   const user = request.studioUser
@@ -74,7 +65,7 @@ export function registerPronunciationRoutes(app: FastifyInstance, store: Pronunc
 
     scope.post('/api/pronunciations', { bodyLimit: MAX_PRONUNCIATION_BODY_BYTES }, async (request, reply) => {
       const parsed = pronunciationInputSchema.safeParse(request.body)
-      if (!parsed.success) return refuseInvalid(reply, parsed.error)
+      if (!parsed.success) return refuseInvalid(reply, 'pronunciation', parsed.error)
       if ((await store.count()) >= MAX_PRONUNCIATIONS) return refuse(reply, overLimit(MAX_PRONUNCIATIONS + 1))
       const outcome = await store.add(userOf(request), parsed.data)
       if ('exists' in outcome)
@@ -92,7 +83,7 @@ export function registerPronunciationRoutes(app: FastifyInstance, store: Pronunc
       { bodyLimit: MAX_PRONUNCIATION_BODY_BYTES },
       async (request, reply) => {
         const parsed = pronunciationImportSchema.safeParse(request.body)
-        if (!parsed.success) return refuseInvalid(reply, parsed.error)
+        if (!parsed.success) return refuseInvalid(reply, 'pronunciation', parsed.error)
         const outcome = await store.import(userOf(request), parsed.data.entries, MAX_PRONUNCIATIONS)
         if ('overLimit' in outcome) return refuse(reply, overLimit(outcome.overLimit))
         return reply.header('cache-control', 'no-store').send({ data: await store.list(), ...outcome })

@@ -1,14 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Role } from '../../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
 import {
   conflict,
   forbiddenForRole,
-  invalidBody,
   notFound,
   notSignedIn,
   refuse,
+  refuseInvalid,
   scopeErrorHandler,
 } from '../errors.ts'
 import type { ScriptStore } from './store.ts'
@@ -27,15 +26,6 @@ import type { ScriptStore } from './store.ts'
 const SCRIPT_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
 /** A 40,000-character script with an override on each of its 2,000 lines is about 700 KB of JSON. */
 export const MAX_SCRIPT_BODY_BYTES = 1024 * 1024
-
-function refuseInvalid(reply: FastifyReply, error: z.ZodError) {
-  const issue = error.issues[0]
-  // An unknown field is named by its key, which zod reports apart from the path.
-  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
-  const param = path?.join('.') || null
-  const message = issue?.message ?? 'bad body'
-  return refuse(reply, invalidBody(param, `Invalid script: ${param ? `${param}: ` : ''}${message}.`))
-}
 
 /** The guard has run, so the request has a user. */
 function ownerOf(request: FastifyRequest): string {
@@ -67,7 +57,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
 
     scope.post('/api/scripts', { bodyLimit: MAX_SCRIPT_BODY_BYTES }, async (request, reply) => {
       const parsed = scriptDocumentSchema.safeParse(request.body)
-      if (!parsed.success) return refuseInvalid(reply, parsed.error)
+      if (!parsed.success) return refuseInvalid(reply, 'script', parsed.error)
       const saved = await store.create(ownerOf(request), parsed.data)
       return reply.code(201).header('cache-control', 'no-store').send(saved)
     })
@@ -83,7 +73,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
       { bodyLimit: MAX_SCRIPT_BODY_BYTES },
       async (request, reply) => {
         const parsed = scriptUpdateSchema.safeParse(request.body)
-        if (!parsed.success) return refuseInvalid(reply, parsed.error)
+        if (!parsed.success) return refuseInvalid(reply, 'script', parsed.error)
         const { script, revision } = parsed.data
         const outcome = await store.save(ownerOf(request), request.params.id, script, revision)
         if (!outcome) return refuse(reply, notFound('No such script.'))

@@ -1,6 +1,5 @@
 import multipart from '@fastify/multipart'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { formatBytes } from '../../../core/bytes.ts'
 import { readWav } from '../../../core/wav.ts'
 import type { Role } from '../../../schema/index.ts'
@@ -21,6 +20,7 @@ import {
   notFound,
   notSignedIn,
   refuse,
+  refuseInvalid,
   scopeErrorHandler,
   tooLarge,
   unsupportedMediaType,
@@ -56,14 +56,6 @@ export function erasedMessage(at: number): string {
 /** The `take` field: a line's text of up to 40,000 characters is at most 160 KB of UTF-8, plus the settings. */
 const MAX_TAKE_FIELD_BYTES = 256 * 1024
 const WAV_HEADER_BYTES = 44
-
-function refuseInvalid(reply: FastifyReply, error: z.ZodError, prefix = '') {
-  const issue = error.issues[0]
-  const path = issue?.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue?.path
-  const param = [prefix, ...(path ?? [])].filter((p) => p !== '').join('.') || null
-  const message = issue?.message ?? 'bad body'
-  return refuse(reply, invalidBody(param, `Invalid take: ${param ? `${param}: ` : ''}${message}.`))
-}
 
 /** The guard has run, so the request has a user. */
 function ownerOf(request: FastifyRequest): string {
@@ -205,7 +197,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
         return refuse(reply, invalidBody('take', 'The field "take" is not JSON.'))
       }
       const parsed = newTakeSchema.safeParse(json)
-      if (!parsed.success) return refuseInvalid(reply, parsed.error, 'take')
+      if (!parsed.success) return refuseInvalid(reply, 'take', parsed.error, 'take')
       if (!upload.audio)
         return refuse(reply, invalidBody('audio', 'Add the take’s audio as the form field "audio".'))
       const pcm = pcmOfUpload(upload.audio)
@@ -256,7 +248,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
 
     scope.patch<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
       const parsed = takeUpdateSchema.safeParse(request.body)
-      if (!parsed.success) return refuseInvalid(reply, parsed.error)
+      if (!parsed.success) return refuseInvalid(reply, 'take', parsed.error)
       const outcome = await store.update(ownerOf(request), request.params.id, parsed.data)
       if (!outcome) return refuse(reply, notFound('No such take.'))
       if (outcome === 'incomplete')

@@ -1,4 +1,4 @@
-import { findMarkup, MAX_EMPHASIS_CHARS } from '../../../schema/index.ts'
+import { emphasize, findMarkup } from '../../../schema/index.ts'
 
 /**
  * The studio's pronunciations applied to a line before it is sent: each whole-word match of an entry's word or phrase
@@ -162,24 +162,6 @@ export function spokenForm(entry: LexiconEntry, phonemes: boolean): string {
   return phonemes && entry.phonemes ? `[[${entry.phonemes}]]` : entry.say_as
 }
 
-/**
- * Emphasis whose words a respelling made longer than the model's limit would be read with its parentheses; like the
- * engine's normalizer, it becomes consecutive emphasized runs.
- */
-function reEmphasize(words: string): string {
-  if (words.length <= MAX_EMPHASIS_CHARS) return `(((${words})))`
-  const runs: string[] = []
-  let run = ''
-  for (const word of words.trim().split(/\s+/)) {
-    if (run && run.length + 1 + word.length > MAX_EMPHASIS_CHARS) {
-      runs.push(run)
-      run = word
-    } else run = run ? `${run} ${word}` : word
-  }
-  runs.push(run)
-  return runs.map((r) => `(((${r})))`).join(' ')
-}
-
 /** The line as it is sent. Without matches it is the line itself. */
 export function applyPronunciations(line: string, lexicon: Lexicon, phonemes: boolean): string {
   const matches = lexicon.find(line)
@@ -198,7 +180,7 @@ export function applyPronunciations(line: string, lexicon: Lexicon, phonemes: bo
   let last = 0
   for (const m of findMarkup(line)) {
     out += replace(last, m.start)
-    out += m.kind === 'emphasis' ? reEmphasize(replace(m.start + 3, m.end - 3)) : m.text
+    out += m.kind === 'emphasis' ? emphasize(replace(m.start + 3, m.end - 3)) : m.text
     last = m.end
   }
   return out + replace(last, line.length)
