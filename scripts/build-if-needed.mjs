@@ -1,9 +1,10 @@
-// Builds the app when dist/ is missing or older than any of its sources, so `npm start` works on a fresh clone.
+// Builds the app when dist/ is missing or older than any of its sources (the browser's code, and schema/ and core/, which
+// it shares with the servers), so `npm start` works on a fresh clone.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
-const SOURCES = ['src', 'schema', 'public', 'index.html', 'vite.config.ts', 'package-lock.json']
+const SOURCES = ['src', 'schema', 'core', 'public', 'index.html', 'vite.config.ts', 'package-lock.json']
 const STAMP = 'dist/index.html'
 
 function newest(path) {

@@ -140,6 +140,19 @@ describe('a session', () => {
     expect((await c.closed).code).toBe(1000)
   })
 
+  it('says a phrase with nothing speakable is so (nothing_to_speak), then speaks the next', async () => {
+    const c = await open()
+    c.sendJson({ type: 'input_text.append', text: '\u2588\u2588\u2588 \ue000. ' })
+    const refused = await c.next(isError('nothing_to_speak'))
+    expect(refused.error).toMatchObject({ param: 'input', message: expect.stringContaining('U+2588') })
+    expect(c.messages.filter(isDelta)).toHaveLength(0)
+    c.sendJson({ type: 'input_text.append', text: 'But this is heard.' })
+    c.sendJson({ type: 'input_text.done' })
+    await c.next((m) => m.type === 'speech.audio.done')
+    expect(c.messages.filter(isDelta).length).toBeGreaterThan(0)
+    expect((await c.closed).code).toBe(1000)
+  })
+
   it('refuses appends after done but still finishes the audio', async () => {
     const c = await open()
     c.sendJson({ type: 'input_text.append', text: 'Last words.' })

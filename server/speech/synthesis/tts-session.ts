@@ -9,6 +9,7 @@ import {
 } from '../../../schema/index.ts'
 import { type DecodingSettings, type Synthesizer, speak, type VoiceParams } from '../../engine/index.ts'
 import { fixedSizePieces, pcmBytes } from './audio-out.ts'
+import { asksForSilence, nothingToSpeak, untilSound } from './unspoken.ts'
 
 /** The socket operations a session needs; `ws`'s WebSocket satisfies it. */
 export interface SessionSocket {
@@ -152,17 +153,28 @@ export class TtsSession {
     this.speaking = true
     try {
       for (let phrase = this.queue.shift(); phrase !== undefined; phrase = this.queue.shift()) {
-        const pcm = speak(this.opts.synthesizer, {
-          text: phrase,
-          voice: this.opts.voice,
-          language: this.opts.language,
-          speed: this.opts.speed,
-          markup: true,
-          maxNewTokens: this.opts.maxNewTokens,
-          decoding: this.opts.decoding,
-          signal: this.abort.signal,
-        })
-        for await (const piece of fixedSizePieces(this.bytes(pcm))) {
+        const spoken = await untilSound(
+          speak(this.opts.synthesizer, {
+            text: phrase,
+            voice: this.opts.voice,
+            language: this.opts.language,
+            speed: this.opts.speed,
+            markup: true,
+            maxNewTokens: this.opts.maxNewTokens,
+            decoding: this.opts.decoding,
+            signal: this.abort.signal,
+          }),
+        )
+        // A phrase that gave no sound is said so, as the speech route's 400 says it; the session goes on.
+        if (spoken.silent && !asksForSilence(phrase, true) && !this.abort.signal.aborted) {
+          this.reject({
+            code: 'nothing_to_speak',
+            message: nothingToSpeak(phrase, true).message,
+            param: 'input',
+          })
+          continue
+        }
+        for await (const piece of fixedSizePieces(this.bytes(spoken.audio))) {
           if (this.abort.signal.aborted) return
           await this.send({ type: 'speech.audio.delta', audio: piece.toString('base64') })
         }
