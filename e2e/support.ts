@@ -35,6 +35,9 @@ export async function freshScript(page: Page, lines: string[]) {
   await page.goto('/script')
   await expect(editor(page)).toBeVisible()
   await page.getByRole('button', { name: 'New script' }).click()
+  // A new script keeps the settings of the one open before (a designer keeps their voice): an earlier journey's model
+  // must not decide this one's, so every journey starts on the default model.
+  await page.getByLabel('Model', { exact: true }).first().selectOption('svc-tts-2-latest')
   await editor(page).fill(lines.join('\n'))
   await editor(page).press('Control+Home')
 }
