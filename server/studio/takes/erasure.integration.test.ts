@@ -154,9 +154,48 @@ describe(`take audio on ${TEST_BACKEND}`, () => {
     }
     expect(await takes.audio(OWNER, kept)).toHaveProperty('pcm')
   })
+
+  it('a take dropped for the caps loses its key, with the same traces cleared', async () => {
+    const takes = await TakeStore.open(storage, sealer(), { maxTakes: 1, maxBytes: 10_000_000 })
+    const scriptId = await newScript()
+    const pcm = noise()
+    const id = await store(takes, scriptId, pcm)
+    const [key] = await keyRows()
+    const created = await takes.create(OWNER, scriptId, take(OTHER_SAVED), noise())
+    expect(created && created !== 'full' && created.dropped.map((d) => d.id)).toEqual([id])
+    expect((await keyRows()).map((r) => r.take_id)).not.toContain(id)
+    if (storage.dialect === 'sqlite') {
+      expect(anywhere(key?.wrapped as Uint8Array)).toBe(false)
+      expect(onDisk(pcm)).toBe(false)
+    }
+  })
 })
 
 describe('the studio master key', () => {
+  it.runIf(TEST_BACKEND === 'postgres')(
+    'is shared from the environment: an instance with its own data directory plays what another stored',
+    async () => {
+      const takes = await TakeStore.open(storage, sealer())
+      const pcm = noise()
+      const id = await store(takes, await newScript(), pcm)
+      const elsewhere = mkdtempSync(join(tmpdir(), 'take-erasure-other-'))
+      try {
+        const other = await TakeStore.open(
+          storage,
+          studioSealerOf({ dataDir: elsewhere, masterKey: database.masterKey }),
+        )
+        const back = await other.audio(OWNER, id)
+        expect(back && 'pcm' in back && Buffer.from(back.pcm).equals(pcm)).toBe(true)
+        // Without it, that instance would have made a key of its own, and is refused.
+        await expect(TakeStore.open(storage, studioSealerOf({ dataDir: elsewhere }))).rejects.toThrow(
+          /STUDIO_MASTER_KEY/,
+        )
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true })
+      }
+    },
+  )
+
   it('on SQLite without STUDIO_MASTER_KEY, is made in the data directory, mode 0600', async () => {
     const takes = await TakeStore.open(storage, studioSealerOf({ dataDir: dir }))
     expect(takes).toBeDefined()
