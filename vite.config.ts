@@ -21,6 +21,8 @@ export const ON_POSTGRES: Record<string, string> = {
     'consent links: hashed tokens, one use held by a conditional update, expiry and revocation in the database',
   'server/studio/scripts/routes.http.test.ts': 'scripts: owner-scoped storage, revision-guarded saves',
   'server/studio/takes/routes.http.test.ts': 'takes: stored audio, caps by count and bytes, stars',
+  'server/studio/takes/erasure.integration.test.ts':
+    'sealed take audio and its erasure: key rows, WAL checkpoint (SQLite), VACUUM (PostgreSQL), 0012 sealing',
   'server/studio/pronunciations/routes.http.test.ts':
     'the shared lexicon: one entry per word and case rule, imports kept whole',
   'server/studio/transcripts/routes.http.test.ts':

@@ -88,6 +88,8 @@ const shared = {
   SPEECH_REDIS_PREFIX: `${name}:speech:`,
   // One master key for both speech instances, as a deployment gives every instance (docs/security.md).
   SPEECH_MASTER_KEY: process.env.SPEECH_MASTER_KEY || masterKeyOf(root),
+  // And one for both studio backends, which seal take audio with it.
+  STUDIO_MASTER_KEY: process.env.STUDIO_MASTER_KEY || masterKeyOf(`${root}/studio`),
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 }
 

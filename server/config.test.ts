@@ -55,9 +55,12 @@ describe('the configuration', () => {
       POCKETSPHINX_STREAMING: 'off',
       SPEECH_MASTER_KEY: KEY_A,
       SPEECH_MASTER_KEY_PREVIOUS: `${KEY_B}, ${KEY_A}`,
+      STUDIO_MASTER_KEY: KEY_B,
+      STUDIO_MASTER_KEY_PREVIOUS: KEY_A,
     })
     expect(config.studio.port).toBe(9000)
     expect(config.studio.consentLinkHours).toBe(24)
+    expect(config.studio).toMatchObject({ masterKey: KEY_B, previousMasterKeys: [KEY_A] })
     expect(config.studio.upstream).toEqual({ baseUrl: 'https://speech.example.org', apiKey: 'sk_test' })
     expect(config.speech).toMatchObject({
       dataDir: '/srv/studio',
@@ -89,6 +92,8 @@ describe('the configuration', () => {
       POCKETSPHINX_STREAMING: ['0'],
       SPEECH_MASTER_KEY: ['c2hvcnQ=', 'not base64 at all, and long enough to be 44 c'],
       SPEECH_MASTER_KEY_PREVIOUS: ['c2hvcnQ='],
+      STUDIO_MASTER_KEY: ['c2hvcnQ='],
+      STUDIO_MASTER_KEY_PREVIOUS: [`${'A'.repeat(43)}=,c2hvcnQ=`],
     }
     for (const [name, values] of Object.entries(wrong))
       for (const value of values) {

@@ -71,6 +71,10 @@ const masterKeys = optional(
     ),
 )
 
+const masterKey = optional(
+  z.string().trim().refine(isMasterKey, 'must be 32 bytes written as base64 (openssl rand -base64 32)'),
+)
+
 /** Every variable the product reads, with what it accepts; README's table documents each (a test keeps them equal). */
 export const environmentSchema = z.object({
   DATA_DIR: text,
@@ -84,6 +88,8 @@ export const environmentSchema = z.object({
   PORT: port,
   STUDIO_ORIGIN: text,
   STUDIO_CONSENT_LINK_HOURS: wholeNumber(1, 720, 'a whole number of hours'),
+  STUDIO_MASTER_KEY: masterKey,
+  STUDIO_MASTER_KEY_PREVIOUS: masterKeys,
   SPEECH_HOST: text,
   SPEECH_PORT: port,
   SVC_BASE_URL: optional(z.url('must be a URL such as https://speech.example.org')),
@@ -96,9 +102,7 @@ export const environmentSchema = z.object({
   SPEECH_LEASE_TTL_MS: wholeNumber(300, 60_000, 'a whole number of milliseconds'),
   SPEECH_REDIRECT_WHEN_BUSY: optional(z.enum(['0', '1'], 'must be 0 or 1')),
   SPEECH_VERIFICATION_THRESHOLD: numberWhere((n) => n >= -1 && n <= 1, 'must be from -1 to 1'),
-  SPEECH_MASTER_KEY: optional(
-    z.string().trim().refine(isMasterKey, 'must be 32 bytes written as base64 (openssl rand -base64 32)'),
-  ),
+  SPEECH_MASTER_KEY: masterKey,
   SPEECH_MASTER_KEY_PREVIOUS: masterKeys,
   SPEECH_DIARIZATION: onOff,
   SPEECH_TRANSCRIPTION_WORKERS: wholeNumber(0, 64, 'a whole number'),
@@ -137,6 +141,9 @@ export interface Config {
     databaseSchema: string | undefined
     /** How long a consent request's link may be used (hours; default 72). */
     consentLinkHours: number
+    /** STUDIO_MASTER_KEY (default: DATA_DIR/studio-master.key) and, during a rotation, the keys it replaced. */
+    masterKey: string | undefined
+    previousMasterKeys: string[]
     /** A hosted speech service instead of the embedded one. */
     upstream: { baseUrl: string; apiKey: string } | undefined
   }
@@ -177,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = processEnv()): Config {
       origin: e.STUDIO_ORIGIN,
       databaseSchema: e.STUDIO_DATABASE_SCHEMA,
       consentLinkHours: e.STUDIO_CONSENT_LINK_HOURS ?? DEFAULT_CONSENT_LINK_HOURS,
+      masterKey: e.STUDIO_MASTER_KEY,
+      previousMasterKeys: e.STUDIO_MASTER_KEY_PREVIOUS ?? [],
       upstream:
         e.SVC_BASE_URL && e.SVC_API_KEY ? { baseUrl: e.SVC_BASE_URL, apiKey: e.SVC_API_KEY } : undefined,
     },

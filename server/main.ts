@@ -70,6 +70,8 @@ const studio = await createStudio({
   autoLocalAdmin: host === LOOPBACK && upstream.kind === 'embedded',
   hosts: { loopbackOnly, origins },
   consentLinkTtlMs: config.studio.consentLinkHours * 3600_000,
+  masterKey: config.studio.masterKey,
+  previousMasterKeys: config.studio.previousMasterKeys,
   staticDir: resolve('dist'),
   logger,
 })

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { PRIVATE_FILE_MODE } from './private-files.ts'
 
 /**
@@ -51,6 +52,22 @@ export function masterKeyFile(file: string): MasterKey {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
   }
   return parseMasterKey(readFileSync(file, 'utf8'))
+}
+
+/**
+ * The master keys given in configuration (base64: the current one and those it replaced, during a rotation), or the
+ * key file `keyFile` of `dataDir`, made on first use.
+ */
+export function sealerOf(opts: {
+  dataDir: string
+  keyFile: string
+  masterKey?: string | undefined
+  previousMasterKeys?: readonly string[] | undefined
+}): Sealer {
+  const current = opts.masterKey
+    ? parseMasterKey(opts.masterKey)
+    : masterKeyFile(join(opts.dataDir, opts.keyFile))
+  return new Sealer(current, (opts.previousMasterKeys ?? []).map(parseMasterKey))
 }
 
 /** The master keys a process holds: the one it wraps new keys with, and those it can still unwrap with. */

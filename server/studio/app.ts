@@ -27,7 +27,7 @@ import { registerScriptRoutes } from './scripts/routes.ts'
 import { ScriptStore } from './scripts/store.ts'
 import { VoiceLineage } from './takes/lineage.ts'
 import { registerTakeRoutes } from './takes/routes.ts'
-import { TakeStore } from './takes/store.ts'
+import { studioSealerOf, TakeStore } from './takes/store.ts'
 import { registerTranscriptRoutes } from './transcripts/routes.ts'
 import { TranscriptStore } from './transcripts/store.ts'
 
@@ -66,6 +66,13 @@ export interface StudioOptions {
   consentLinkTtlMs?: number
   /** Failed consent-link attempts per address within a window; default 10 a minute. */
   consentLinkLimit?: SignInLimit
+  /**
+   * The master key wrapping every take's data key (base64, 32 bytes; `STUDIO_MASTER_KEY`): every instance on one
+   * database needs the same. Default: `studio-master.key` in the data directory, made on first start.
+   */
+  masterKey?: string | undefined
+  /** During a rotation, the keys replaced (`STUDIO_MASTER_KEY_PREVIOUS`): take keys they wrapped are wrapped again. */
+  previousMasterKeys?: readonly string[] | undefined
 }
 
 export async function createStudio(opts: StudioOptions) {
@@ -115,7 +122,10 @@ export async function createStudio(opts: StudioOptions) {
 
   const audit = new AuditStore(storage)
   registerAuditRoutes(app, audit)
-  const takes = new TakeStore(storage)
+  const takes = await TakeStore.open(
+    storage,
+    studioSealerOf({ dataDir, masterKey: opts.masterKey, previousMasterKeys: opts.previousMasterKeys }),
+  )
   const lineage = new VoiceLineage({
     takes,
     audit,

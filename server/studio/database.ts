@@ -122,7 +122,10 @@ export interface StudioTables {
     /** BS.1770 integrated loudness of the audio, LUFS; null when not measurable or stored before it was measured. */
     loudness_lufs: number | null
   }
+  /** A take's audio, sealed with its data key (takes/store.ts); plaintext only before 0012 until the store seals it. */
   take_audio: { take_id: string; pcm: Uint8Array }
+  /** Each take's data key, wrapped by the studio's master key (storage/sealing.ts); erasing the audio deletes it. */
+  take_keys: { take_id: string; wrapped: Uint8Array }
   take_erasures: {
     id: Generated<number>
     at: number
@@ -432,6 +435,17 @@ export const STUDIO_MIGRATIONS: Record<string, StorageMigration> = {
         .createIndex('consent_requests_open')
         .on('consent_requests')
         .columns(['status', 'created_at'])
+        .execute()
+    },
+  },
+  // Crypto-shredding of take audio (docs/security.md, "Erasure"): each take's data key, wrapped by the master key,
+  // deleted with the take or its audio. Audio stored before is sealed by the store when it opens (takes/store.ts).
+  '0012_take_keys': {
+    async up(db, dialect) {
+      await db.schema
+        .createTable('take_keys')
+        .addColumn('take_id', 'text', (c) => c.primaryKey().references('takes.id').onDelete('cascade'))
+        .addColumn('wrapped', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
         .execute()
     },
   },

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +17,8 @@ export interface TestDatabase {
   backend: 'sqlite' | 'postgres'
   /** The environment a studio process or the users CLI needs to use it (with `--data` for the SQLite file). */
   env: Record<string, string>
+  /** On PostgreSQL, the master key every studio on it holds, as a deployment's would from STUDIO_MASTER_KEY. */
+  masterKey?: string
   open(dataDir: string): Promise<StudioStorage>
   /** Removes it (PostgreSQL: drops the schema; the SQLite file goes with its directory). */
   drop(): Promise<void>
@@ -27,14 +29,16 @@ export function testDatabase(backend = TEST_BACKEND): TestDatabase {
     return {
       backend,
       // A DATABASE_URL in the developer's shell must not send the CLI elsewhere.
-      env: { DATABASE_URL: '', STUDIO_DATABASE_SCHEMA: '' },
+      env: { DATABASE_URL: '', STUDIO_DATABASE_SCHEMA: '', STUDIO_MASTER_KEY: '' },
       open: (dataDir) => openStudioStorage({ dataDir }),
       drop: async () => {},
     }
   const schema = `studio_test_${process.pid}_${randomBytes(5).toString('hex')}`
+  const masterKey = createHash('sha256').update(`master key of ${schema}`).digest('base64')
   return {
     backend,
-    env: { DATABASE_URL: TEST_DATABASE_URL, STUDIO_DATABASE_SCHEMA: schema },
+    env: { DATABASE_URL: TEST_DATABASE_URL, STUDIO_DATABASE_SCHEMA: schema, STUDIO_MASTER_KEY: masterKey },
+    masterKey,
     open: (dataDir) => openStudioStorage({ dataDir, databaseUrl: TEST_DATABASE_URL, schema }),
     drop: () => dropPostgresSchema(TEST_DATABASE_URL, schema),
   }
@@ -96,6 +100,7 @@ export async function startStudio(svc: RunningService, opts: TestStudioOptions =
     db,
     dataDir: dir,
     autoLocalAdmin: false,
+    ...(database.masterKey ? { masterKey: database.masterKey } : {}),
     ...(redis && redisOptions ? { redis: { client: redis, prefix: redisOptions.prefix } } : {}),
     ...studioOptions,
   })

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import type { VoiceParams } from '../../engine/index.ts'
-import { masterKeyFile, open, parseMasterKey, Sealer, SealingError, seal } from '../../storage/sealing.ts'
+import { forgetDeleted } from '../../storage/forget.ts'
+import { open, Sealer, SealingError, seal, sealerOf as sealingKeysOf } from '../../storage/sealing.ts'
 import type { SpeechDb, SpeechStorage } from '../database.ts'
 import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
@@ -27,10 +28,7 @@ export function sealerOf(opts: {
   masterKey?: string | undefined
   previousMasterKeys?: readonly string[] | undefined
 }): Sealer {
-  const current = opts.masterKey
-    ? parseMasterKey(opts.masterKey)
-    : masterKeyFile(join(opts.dataDir, MASTER_KEY_FILE))
-  return new Sealer(current, (opts.previousMasterKeys ?? []).map(parseMasterKey))
+  return sealingKeysOf({ ...opts, keyFile: MASTER_KEY_FILE })
 }
 
 export interface ConsentRecord {
@@ -353,23 +351,9 @@ export class VoiceStore {
     return deleted
   }
 
-  /**
-   * Clears what a deletion leaves of the keys: on SQLite the write-ahead log is checkpointed and truncated (deleted
-   * pages are already overwritten, `secure_delete`), so the file holds no frame of a deleted key; on PostgreSQL the
-   * key tables are vacuumed, so their dead tuples go (the bytes of an old tuple may stay on disk until overwritten,
-   * as may backups and archived WAL: rotating the master key makes those unreadable too, docs/security.md).
-   */
+  /** Clears what a deletion leaves of the keys (storage/forget.ts). */
   async forget(): Promise<void> {
-    if (this.storage.dialect === 'postgres') {
-      await sql`VACUUM consent_keys, voice_keys`.execute(this.db)
-      return
-    }
-    // Busy while another connection (the keys CLI, say) reads an older snapshot: tried again for a while.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const { rows } = await sql<{ busy: number }>`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db)
-      if (!rows[0]?.busy) return
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await forgetDeleted(this.storage, ['consent_keys', 'voice_keys'])
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   type ScriptSummary,
   scriptCharacters,
 } from '../../../schema/index.ts'
+import { forgetDeleted } from '../../storage/forget.ts'
 import type { StudioStorage } from '../database.ts'
 
 /**
@@ -96,14 +97,16 @@ export class ScriptStore {
     return current && { conflict: current }
   }
 
-  /** False when the owner has no such script. */
+  /** False when the owner has no such script. Its takes, their audio and data keys go by cascade; the keys' traces after. */
   async delete(owner: string, id: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom('scripts')
       .where('id', '=', id)
       .where('owner', '=', owner)
       .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    const deleted = Number(result.numDeletedRows) > 0
+    if (deleted) await forgetDeleted(this.storage, ['take_keys'])
+    return deleted
   }
 }
 

@@ -39,7 +39,7 @@ import {
 import { pcm16WavHeader } from '../../wav.ts'
 import { STUDIO_MIGRATIONS, type StudioTables } from '../database.ts'
 import { ScriptStore } from '../scripts/store.ts'
-import { TakeStore } from './store.ts'
+import { studioSealerOf, TakeStore } from './store.ts'
 
 /**
  * The take history against the real backend (its own studio.db, or PostgreSQL in the `postgres` project) in front of
@@ -382,7 +382,10 @@ describe(`the store on ${TEST_BACKEND}`, () => {
       const scripts = new ScriptStore(db)
       const doc = scriptDocumentSchema.parse(scriptDoc())
       const [s1, s2] = [await scripts.create('ana', doc), await scripts.create('ana', doc)]
-      const store = new TakeStore(db, { maxTakes: 10, maxBytes: 100 })
+      const store = await TakeStore.open(db, studioSealerOf({ dataDir: dir }), {
+        maxTakes: 10,
+        maxBytes: 100,
+      })
       const put = (scriptId: string, bytes: number, at: number, line = LINE) =>
         store.create('ana', scriptId, takeOf({ line_id: line }) as NewTake, Buffer.alloc(bytes), at)
       const created = async (p: ReturnType<typeof put>) => {

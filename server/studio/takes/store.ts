@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { ExpressionBuilder } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
 import { integratedLoudness } from '../../../core/loudness.ts'
 import {
   type ErasureReason,
@@ -13,7 +13,9 @@ import {
   type TakeSettings,
   type TakeUpdate,
 } from '../../../schema/index.ts'
+import { forgetDeleted } from '../../storage/forget.ts'
 import { isUniqueViolation } from '../../storage/index.ts'
+import { open, Sealer, SealingError, seal, sealerOf } from '../../storage/sealing.ts'
 import type { StudioStorage, StudioTables } from '../database.ts'
 
 /**
@@ -26,9 +28,31 @@ import type { StudioStorage, StudioTables } from '../database.ts'
  *
  * Lineage: a take made with a saved voice keeps that voice's id (and its consent's, where known); erasing them
  * deletes the takes' audio and marks the rows, which stay as the record (lineage.ts decides when).
+ *
+ * Each take's audio is sealed with its own data key (storage/sealing.ts), kept wrapped by the studio's master key in
+ * `take_keys`; erasing the audio or deleting the take deletes the key, and its traces are then cleared
+ * (storage/forget.ts), so whatever copies of the ciphertext remain can no longer be opened (docs/security.md, "Erasure").
  */
 
 type Row = Omit<StudioTables['takes'], 'owner' | 'bytes' | 'voice_id' | 'consent_id'>
+
+/** The master key file of a data directory without STUDIO_MASTER_KEY. */
+export const STUDIO_MASTER_KEY_FILE = 'studio-master.key'
+
+/** The master keys given (base64: `STUDIO_MASTER_KEY`, `STUDIO_MASTER_KEY_PREVIOUS`), or the data directory's file. */
+export function studioSealerOf(opts: {
+  dataDir: string
+  masterKey?: string | undefined
+  previousMasterKeys?: readonly string[] | undefined
+}): Sealer {
+  return sealerOf({ ...opts, keyFile: STUDIO_MASTER_KEY_FILE })
+}
+
+/** The settings row naming (by id) the master key that wraps the take keys. */
+const MASTER_SETTING = 'take_master_key_id'
+
+/** What sealed audio is and whose, authenticated with it: sealed bytes moved to another take do not open. */
+const audioContext = (takeId: string) => `takes/${takeId}/audio`
 
 export const newTakeId = () => `tk_${randomBytes(16).toString('hex')}`
 
@@ -93,13 +117,111 @@ export type TakeAudio =
   | { erased: { at: number; reason: ErasureReason } }
 
 export class TakeStore {
-  constructor(
+  private constructor(
     private readonly storage: StudioStorage,
-    private readonly caps: TakeCaps = DEFAULT_TAKE_CAPS,
+    private readonly sealer: Sealer,
+    private readonly caps: TakeCaps,
   ) {}
+
+  /**
+   * The store on `storage`, sealing with `sealer`. A database whose take keys were wrapped by a master key the
+   * sealer does not hold is refused; keys wrapped by a previous one it holds are wrapped again by the current one
+   * (rotation); then audio stored before sealing is sealed.
+   */
+  static async open(storage: StudioStorage, sealer: Sealer, caps = DEFAULT_TAKE_CAPS): Promise<TakeStore> {
+    // Deleted pages overwritten, so an erased take's key does not linger in studio.db's free pages.
+    if (storage.dialect === 'sqlite') await sql`PRAGMA secure_delete = ON`.execute(storage.db)
+    const store = new TakeStore(storage, sealer, caps)
+    await store.checkMaster()
+    await store.rewrapKeys()
+    await store.sealUnsealed()
+    return store
+  }
 
   private get db() {
     return this.storage.db
+  }
+
+  /**
+   * The first studio records its master key's id; one holding neither it nor it as a previous key stops here, before
+   * it could seal audio the other instances cannot open.
+   */
+  private async checkMaster(): Promise<void> {
+    await this.db
+      .insertInto('settings')
+      .values({ name: MASTER_SETTING, value: this.sealer.current.id })
+      .onConflict((c) => c.column('name').doNothing())
+      .execute()
+    const row = await this.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', MASTER_SETTING)
+      .executeTakeFirstOrThrow()
+    if (!this.sealer.holds(row.value))
+      throw new SealingError(
+        `this database's take audio is sealed with master key ${row.value}, not ${this.sealer.current.id}: give every studio instance the same STUDIO_MASTER_KEY (docs/security.md)`,
+      )
+  }
+
+  /** Every take key not wrapped by the current master key wrapped again by it; how many were. */
+  private async rewrapKeys(): Promise<number> {
+    const current = this.sealer.current.id
+    let rewrapped = 0
+    for (const row of await this.db.selectFrom('take_keys').select(['take_id', 'wrapped']).execute()) {
+      if (Sealer.masterIdOf(row.wrapped) === current) continue
+      await this.db
+        .updateTable('take_keys')
+        .set({ wrapped: this.sealer.wrap(this.sealer.unwrap(row.wrapped)) })
+        .where('take_id', '=', row.take_id)
+        .execute()
+      rewrapped++
+    }
+    await this.db.updateTable('settings').set({ value: current }).where('name', '=', MASTER_SETTING).execute()
+    if (rewrapped > 0) await this.forget()
+    return rewrapped
+  }
+
+  /** Audio stored before sealing (no data key) sealed in place, each in one transaction; then its traces cleared. */
+  private async sealUnsealed(): Promise<void> {
+    const unsealed = await this.db
+      .selectFrom('take_audio')
+      .leftJoin('take_keys', 'take_keys.take_id', 'take_audio.take_id')
+      .select('take_audio.take_id as id')
+      .where('take_keys.take_id', 'is', null)
+      .execute()
+    let sealed = 0
+    for (const { id } of unsealed) {
+      const done = await this.db.transaction().execute(async (trx) => {
+        const { key, wrapped } = this.sealer.newDataKey()
+        // The key first: another instance sealing the same take at once waits on it, then finds it taken.
+        const claimed = await trx
+          .insertInto('take_keys')
+          .values({ take_id: id, wrapped })
+          .onConflict((c) => c.column('take_id').doNothing())
+          .returning('take_id')
+          .executeTakeFirst()
+        if (!claimed) return false
+        const row = await trx
+          .selectFrom('take_audio')
+          .select('pcm')
+          .where('take_id', '=', id)
+          .executeTakeFirst()
+        if (!row) return false
+        await trx
+          .updateTable('take_audio')
+          .set({ pcm: seal(key, row.pcm, audioContext(id)) })
+          .where('take_id', '=', id)
+          .execute()
+        return true
+      })
+      if (done) sealed++
+    }
+    if (sealed > 0) await this.forget()
+  }
+
+  /** Clears what deleting take keys leaves of them (storage/forget.ts). */
+  private forget(): Promise<void> {
+    return forgetDeleted(this.storage, ['take_keys'])
   }
 
   private async ownsScript(owner: string, scriptId: string): Promise<boolean> {
@@ -141,14 +263,21 @@ export class TakeStore {
     const row = await this.db
       .selectFrom('takes')
       .leftJoin('take_audio', 'take_audio.take_id', 'takes.id')
-      .select(['take_audio.pcm', 'takes.voice_id', 'takes.erased_at', 'takes.erased_reason'])
+      .leftJoin('take_keys', 'take_keys.take_id', 'takes.id')
+      .select([
+        'take_audio.pcm',
+        'take_keys.wrapped',
+        'takes.voice_id',
+        'takes.erased_at',
+        'takes.erased_reason',
+      ])
       .where('takes.id', '=', id)
       .where('takes.owner', '=', owner)
       .executeTakeFirst()
     if (!row) return undefined
-    if (row.erased_at !== null || !row.pcm)
+    if (row.erased_at !== null || !row.pcm || !row.wrapped)
       return { erased: { at: Number(row.erased_at ?? 0), reason: row.erased_reason ?? 'voice_gone' } }
-    return { pcm: row.pcm, voiceId: row.voice_id }
+    return { pcm: open(this.sealer.unwrap(row.wrapped), row.pcm, audioContext(id)), voiceId: row.voice_id }
   }
 
   /** Kept takes (audio not erased) made with a matching voice: how many, and of how many owners. */
@@ -210,17 +339,14 @@ export class TakeStore {
         .where(where)
         .returning(['id', 'owner', 'voice_id', 'consent_id'])
         .execute()
-      if (rows.length > 0)
-        await trx
-          .deleteFrom('take_audio')
-          .where(
-            'take_id',
-            'in',
-            rows.map((r) => r.id),
-          )
-          .execute()
+      if (rows.length > 0) {
+        const ids = rows.map((r) => r.id)
+        await trx.deleteFrom('take_keys').where('take_id', 'in', ids).execute()
+        await trx.deleteFrom('take_audio').where('take_id', 'in', ids).execute()
+      }
       return rows
     })
+    if (erased.length > 0) await this.forget()
     const groups = new Map<string, ErasedTakes>()
     for (const r of erased) {
       const key = JSON.stringify([r.owner, r.voice_id, r.consent_id])
@@ -252,7 +378,7 @@ export class TakeStore {
     const t = newTakeSchema.parse(take)
     if (pcm.byteLength % 2 !== 0) throw new Error('PCM16 audio has an even number of bytes')
     try {
-      return await this.db.transaction().execute(async (trx) => {
+      const created = await this.db.transaction().execute(async (trx) => {
         const script = await trx
           .selectFrom('scripts')
           .select('id')
@@ -287,7 +413,12 @@ export class TakeStore {
           })
           .returning(META)
           .executeTakeFirstOrThrow()
-        await trx.insertInto('take_audio').values({ take_id: id, pcm }).execute()
+        const { key, wrapped } = this.sealer.newDataKey()
+        await trx
+          .insertInto('take_audio')
+          .values({ take_id: id, pcm: seal(key, pcm, audioContext(id)) })
+          .execute()
+        await trx.insertInto('take_keys').values({ take_id: id, wrapped }).execute()
 
         const totals = await trx
           .selectFrom('takes')
@@ -329,6 +460,9 @@ export class TakeStore {
         }
         return { take: toStored(row), dropped }
       })
+      // Dropped takes' keys went by cascade.
+      if (created && created.dropped.length > 0) await this.forget()
+      return created
     } catch (err) {
       if (err instanceof NoRoom) return 'full'
       throw err
@@ -386,14 +520,16 @@ export class TakeStore {
     }
   }
 
-  /** False when the owner has no such take. Its audio goes with it (cascade). */
+  /** False when the owner has no such take. Its audio and data key go with it (cascade), the key's traces after. */
   async delete(owner: string, id: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom('takes')
       .where('id', '=', id)
       .where('owner', '=', owner)
       .executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+    const deleted = Number(result.numDeletedRows) > 0
+    if (deleted) await this.forget()
+    return deleted
   }
 }
 
