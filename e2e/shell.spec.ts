@@ -12,8 +12,8 @@ import { seriousViolations } from './support.ts'
  * second and third studios started by playwright.config.ts) real users signing in. Nothing is mocked.
  */
 
-/** The script page's own status regions: the character count, the player, the line's takes, live mode. */
-const SCRIPT_STATUS_REGIONS = 4
+/** The script page's own status regions: the character count, the player, the line's lock, its takes, live mode. */
+const SCRIPT_STATUS_REGIONS = 5
 
 const PAGES = [
   { link: 'Script', path: '/script', heading: 'Script', statusRegions: SCRIPT_STATUS_REGIONS },
