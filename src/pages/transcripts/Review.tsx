@@ -279,11 +279,9 @@ function EditState() {
         {save === 'error' && `Could not save the label edits: ${saveError}`}
         {save === 'conflict' && saveError}
         {save !== 'conflict' && mergeNote && ` ${mergeNote}`}
-      </p>
-      <p className="timing-state" role="status">
         {aligning > 0
-          ? `Placing the corrected words in the audio (${aligning} ${aligning === 1 ? 'turn' : 'turns'})…`
-          : timingNote}
+          ? ` Placing the corrected words in the audio (${aligning} ${aligning === 1 ? 'turn' : 'turns'})…`
+          : timingNote && ` ${timingNote}`}
       </p>
       {save === 'conflict' && (
         <button type="button" onClick={() => void reloadLabels()}>
