@@ -5,9 +5,6 @@
 
 import { integratedLoudness } from '../../core/loudness.ts'
 
-/** Measured by the one BS.1770 meter, shared with the studio and the page. */
-export { integratedLoudness }
-
 export const TARGET_LUFS = -16
 /** Normalization never lifts a sample above this peak: the limiter below holds louder peaks down. */
 export const PEAK_CEILING_DBFS = -1

@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { integratedLoudness } from '../../../core/loudness.ts'
 import { CONTENT_TYPES } from '../../../schema/index.ts'
 import { audioStart } from '../../engine/codecs/audio-start.ts'
-import { integratedLoudness, TARGET_LUFS } from '../../engine/index.ts'
+import { TARGET_LUFS } from '../../engine/index.ts'
 import { type RunningService, readSse, startSpeechService } from '../../testing/service.ts'
 
 /** Every response format over real HTTP, decoded by the real ffmpeg (contract 2.6). */
