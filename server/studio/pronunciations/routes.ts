@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import {
   MAX_PRONUNCIATIONS,
   PRONUNCIATION_ID_PATTERN,
@@ -6,6 +6,7 @@ import {
   pronunciationInputSchema,
 } from '../../../schema/index.ts'
 import { mayUse, type StudioAction } from '../access.ts'
+import { signedInName } from '../auth/routes.ts'
 import {
   conflict,
   forbiddenForRole,
@@ -29,12 +30,6 @@ import type { PronunciationStore } from './store.ts'
 
 /** 2,000 entries of the longest fields, JSON-escaped, are about 1.4 MB. */
 export const MAX_PRONUNCIATION_BODY_BYTES = 2 * 1024 * 1024
-
-function userOf(request: FastifyRequest): string {
-  const user = request.studioUser
-  if (!user) throw new Error('a pronunciations route ran without a signed-in user')
-  return user.name
-}
 
 const overLimit = (after: number) =>
   conflict(
@@ -67,7 +62,7 @@ export function registerPronunciationRoutes(app: FastifyInstance, store: Pronunc
       const parsed = pronunciationInputSchema.safeParse(request.body)
       if (!parsed.success) return refuseInvalid(reply, 'pronunciation', parsed.error)
       if ((await store.count()) >= MAX_PRONUNCIATIONS) return refuse(reply, overLimit(MAX_PRONUNCIATIONS + 1))
-      const outcome = await store.add(userOf(request), parsed.data)
+      const outcome = await store.add(signedInName(request), parsed.data)
       if ('exists' in outcome)
         return refuse(
           reply,
@@ -84,7 +79,7 @@ export function registerPronunciationRoutes(app: FastifyInstance, store: Pronunc
       async (request, reply) => {
         const parsed = pronunciationImportSchema.safeParse(request.body)
         if (!parsed.success) return refuseInvalid(reply, 'pronunciation', parsed.error)
-        const outcome = await store.import(userOf(request), parsed.data.entries, MAX_PRONUNCIATIONS)
+        const outcome = await store.import(signedInName(request), parsed.data.entries, MAX_PRONUNCIATIONS)
         if ('overLimit' in outcome) return refuse(reply, overLimit(outcome.overLimit))
         return reply.header('cache-control', 'no-store').send({ data: await store.list(), ...outcome })
       },

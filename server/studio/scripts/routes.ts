@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { Role } from '../../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
+import { signedInName } from '../auth/routes.ts'
 import {
   conflict,
   forbiddenForRole,
@@ -27,13 +28,6 @@ const SCRIPT_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
 /** A 40,000-character script with an override on each of its 2,000 lines is about 700 KB of JSON. */
 export const MAX_SCRIPT_BODY_BYTES = 1024 * 1024
 
-/** The guard has run, so the request has a user. */
-function ownerOf(request: FastifyRequest): string {
-  const user = request.studioUser
-  if (!user) throw new Error('a scripts route ran without a signed-in user')
-  return user.name
-}
-
 export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
   app.register(async (scope) => {
     // Before the body is read, so a refused caller's body is never parsed.
@@ -52,18 +46,18 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
     )
 
     scope.get('/api/scripts', async (request, reply) =>
-      reply.header('cache-control', 'no-store').send({ data: await store.list(ownerOf(request)) }),
+      reply.header('cache-control', 'no-store').send({ data: await store.list(signedInName(request)) }),
     )
 
     scope.post('/api/scripts', { bodyLimit: MAX_SCRIPT_BODY_BYTES }, async (request, reply) => {
       const parsed = scriptDocumentSchema.safeParse(request.body)
       if (!parsed.success) return refuseInvalid(reply, 'script', parsed.error)
-      const saved = await store.create(ownerOf(request), parsed.data)
+      const saved = await store.create(signedInName(request), parsed.data)
       return reply.code(201).header('cache-control', 'no-store').send(saved)
     })
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
-      const saved = await store.get(ownerOf(request), request.params.id)
+      const saved = await store.get(signedInName(request), request.params.id)
       if (!saved) return refuse(reply, notFound('No such script.'))
       return reply.header('cache-control', 'no-store').send(saved)
     })
@@ -75,7 +69,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
         const parsed = scriptUpdateSchema.safeParse(request.body)
         if (!parsed.success) return refuseInvalid(reply, 'script', parsed.error)
         const { script, revision } = parsed.data
-        const outcome = await store.save(ownerOf(request), request.params.id, script, revision)
+        const outcome = await store.save(signedInName(request), request.params.id, script, revision)
         if (!outcome) return refuse(reply, notFound('No such script.'))
         if ('conflict' in outcome)
           return refuse(
@@ -89,7 +83,7 @@ export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
     )
 
     scope.delete<{ Params: { id: string } }>('/api/scripts/:id', async (request, reply) => {
-      if (!(await store.delete(ownerOf(request), request.params.id)))
+      if (!(await store.delete(signedInName(request), request.params.id)))
         return refuse(reply, notFound('No such script.'))
       return reply.code(204).send()
     })

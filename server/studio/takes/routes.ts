@@ -12,6 +12,7 @@ import {
   takeUpdateSchema,
 } from '../../../schema/index.ts'
 import { pcm16WavHeader } from '../../wav.ts'
+import { signedInName } from '../auth/routes.ts'
 import {
   audioErased,
   conflict,
@@ -56,13 +57,6 @@ export function erasedMessage(at: number): string {
 /** The `take` field: a line's text of up to 40,000 characters is at most 160 KB of UTF-8, plus the settings. */
 const MAX_TAKE_FIELD_BYTES = 256 * 1024
 const WAV_HEADER_BYTES = 44
-
-/** The guard has run, so the request has a user. */
-function ownerOf(request: FastifyRequest): string {
-  const user = request.studioUser
-  if (!user) throw new Error('a takes route ran without a signed-in user')
-  return user.name
-}
 
 /**
  * The samples of an upload: raw PCM16, or a WAV file of 24 kHz mono PCM16 (its `data` chunk; a streaming header's
@@ -160,7 +154,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
     scope.setErrorHandler(scopeErrorHandler({ internal: 'The take could not be stored.' }))
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
-      const takes = await store.list(ownerOf(request), request.params.id)
+      const takes = await store.list(signedInName(request), request.params.id)
       if (!takes) return refuse(reply, notFound('No such script.'))
       return reply.header('cache-control', 'no-store').send({ data: takes })
     })
@@ -211,15 +205,22 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
 
       const voiceId = savedVoiceOf(parsed.data.settings)
       const known = voiceId ? await lineage.lineageOf(voiceId) : undefined
-      const outcome = await store.create(ownerOf(request), request.params.id, parsed.data, pcm, Date.now(), {
-        voiceId,
-        consentId: known?.consentId ?? null,
-      })
+      const outcome = await store.create(
+        signedInName(request),
+        request.params.id,
+        parsed.data,
+        pcm,
+        Date.now(),
+        {
+          voiceId,
+          consentId: known?.consentId ?? null,
+        },
+      )
       if (!outcome) return refuse(reply, notFound('No such script.'))
       // Made with a voice the service no longer has: kept as the record, its audio erased at once.
       if (voiceId && known?.gone && typeof outcome === 'object') {
         await lineage.erase({ voiceIds: [voiceId] }, 'voice_gone', null)
-        const take = await store.get(ownerOf(request), outcome.take.id)
+        const take = await store.get(signedInName(request), outcome.take.id)
         if (take) outcome.take = take
       }
       if (outcome === 'full')
@@ -233,7 +234,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
     })
 
     scope.get<{ Params: { id: string } }>('/api/takes/:id/audio', async (request, reply) => {
-      const owner = ownerOf(request)
+      const owner = signedInName(request)
       let audio = await store.audio(owner, request.params.id)
       if (!audio) return refuse(reply, notFound('No such take.'))
       // The first time the studio touches the voice since it went at the service, its takes go.
@@ -249,7 +250,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
     scope.patch<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
       const parsed = takeUpdateSchema.safeParse(request.body)
       if (!parsed.success) return refuseInvalid(reply, 'take', parsed.error)
-      const outcome = await store.update(ownerOf(request), request.params.id, parsed.data)
+      const outcome = await store.update(signedInName(request), request.params.id, parsed.data)
       if (!outcome) return refuse(reply, notFound('No such take.'))
       if (outcome === 'incomplete')
         return refuse(reply, conflict('Only a complete take can be starred.', 'starred'))
@@ -259,7 +260,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
     })
 
     scope.delete<{ Params: { id: string } }>('/api/takes/:id', async (request, reply) => {
-      if (!(await store.delete(ownerOf(request), request.params.id)))
+      if (!(await store.delete(signedInName(request), request.params.id)))
         return refuse(reply, notFound('No such take.'))
       return reply.code(204).send()
     })
