@@ -16,6 +16,9 @@ const exited = (child) =>
     child.on('close', (status, signal) => resolve({ status, signal }))
   })
 
+/** The first lines of a runner's message, on one line, for the summary at the end of the log. */
+const firstLines = (message = '') => message.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400) || 'no message'
+
 async function run(name, command, args, env, reportFile, count, failedNames) {
   rmSync(reportFile, { force: true })
   const result = await exited(spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }))
@@ -41,8 +44,9 @@ const unit = await run(
   (r) =>
     r.testResults.flatMap((file) => {
       const failedTests = file.assertionResults.filter((t) => t.status === 'failed').map((t) => t.fullName)
-      // A suite that did not load has no failed assertions, only a message.
-      if (failedTests.length === 0 && file.status === 'failed') return [`${file.name} (suite failed to run)`]
+      // A suite that did not load has no failed assertions, only a message: its first lines say why.
+      if (failedTests.length === 0 && file.status === 'failed')
+        return [`${file.name} (suite failed to run: ${firstLines(file.message)})`]
       return failedTests.map((t) => `${file.name} › ${t}`)
     }),
 )
