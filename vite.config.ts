@@ -52,6 +52,7 @@ export const ON_POSTGRES: Record<string, string> = {
 /** Suites that run on SQLite only, each with why the database is not their subject. */
 export const SQLITE_ONLY: Record<string, string> = {
   'server/studio/refusals.http.test.ts': 'every route refusing in the error envelope (before any store)',
+  'server/multipart.http.test.ts': 'the one multipart reader of both servers (before any store)',
   'server/studio/proxy/redirect.http.test.ts':
     "the proxy's rewriting of a continuation (stored: speech redirect suite)",
   'server/studio/security.http.test.ts': 'Host and Origin checks, CSRF, in-process sign-in limits, headers',

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiErrorBody } from '../../schema/index.ts'
+import { FormRefusal } from '../multipart.ts'
 import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 import { clientGone } from './limits/lease.ts'
 
@@ -198,6 +199,9 @@ function clientWentAway(error: FastifyError, request: FastifyRequest, reply: Fas
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (clientGone(reply.raw)) return clientWentAway(error, request, reply)
   if (error instanceof ApiError) return sendApiError(reply, error)
+  // A form refused by the shared reader, in the service's parameter shape (contract 7).
+  if (error instanceof FormRefusal)
+    return sendApiError(reply, new ApiError(error.status, 'detail', error.message, null, error.param))
   // A database that cannot answer now (down, restarting, out of connections) is no verdict on the request: 503, retry.
   if (isStorageUnavailable(error)) {
     request.log.warn({ code: error.code, reason: error.message }, 'database unavailable')

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import type { ErrorEnvelope } from '../../schema/index.ts'
+import { FormRefusal } from '../multipart.ts'
 import { isStorageUnavailable, isValueRefused } from '../storage/index.ts'
 
 /**
@@ -168,6 +169,10 @@ export function studioErrorHandler(
   internal: Refusal = internalError(),
 ) {
   const status = error.statusCode ?? 500
+  if (error instanceof FormRefusal) {
+    request.log.info({ status: error.status, param: error.param }, error.message)
+    return refuse(reply, formRefused(error))
+  }
   if (clientWentAway(error)) {
     request.log.info({ code: error.code }, 'client went away')
     return reply.sent ? undefined : refuse(reply, requestCutShort())
@@ -189,6 +194,13 @@ export function studioErrorHandler(
   }
   request.log.error({ err: error }, 'studio request failed')
   return refuse(reply, internal)
+}
+
+/** A form the shared reader (server/multipart.ts) refused, in the studio's words for the same three cases. */
+export function formRefused(error: FormRefusal): Refusal {
+  if (error.status === 415) return unsupportedMediaType(error.message)
+  if (error.status === 413) return tooLarge(error.message, error.param)
+  return invalidBody(error.param, error.message)
 }
 
 /**

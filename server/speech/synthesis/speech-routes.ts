@@ -16,6 +16,7 @@ import {
 import { cloningFormSchema, continuationParamsSchema } from '../../../schema/service-routes.ts'
 import { encodeWhole, holdWarmEncoders } from '../../engine/codecs/encode.ts'
 import { AUDIO_TOKENS_PER_SECOND, normalizeLoudness, type Synthesizer, speak } from '../../engine/index.ts'
+import { readMultipart } from '../../multipart.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import {
@@ -28,7 +29,6 @@ import {
 } from '../errors.ts'
 import { type RequestLease, requestLease } from '../limits/lease.ts'
 import type { Slot, SlotPool } from '../limits/slots.ts'
-import { readForm } from '../multipart-form.ts'
 import { detail, either, envelope, keyRefusals, noBody, retryAfter, speechAudio } from '../route-docs.ts'
 import { sseFrame } from '../sse.ts'
 import { type SpeakingVoice, speakingVoice } from '../voices/speaking-voice.ts'
@@ -331,11 +331,11 @@ const NUMERIC_FIELDS: readonly string[] = ['speed', ...DECODING_FIELDS]
 async function readCloningForm(
   request: FastifyRequest,
 ): Promise<{ req: ResolvedSpeechRequest; reference: Buffer }> {
-  const form = await readForm(request, {
+  const form = await readMultipart(request, {
     fields: CLONING_TEXT_FIELDS,
     files: { reference_audio: MAX_REFERENCE_BYTES },
   })
-  const reference = form.files.reference_audio
+  const reference = form.files.reference_audio?.bytes
   if (!reference) {
     throw badRequest(
       'A multipart speech request needs reference_audio (the reference clip as a file).',

@@ -8,12 +8,12 @@ import {
 } from '../../../schema/index.ts'
 import { alignmentFormSchema } from '../../../schema/service-routes.ts'
 import { RECOGNITION_SAMPLE_RATE, type Recognizer } from '../../engine/recognition/index.ts'
+import { readMultipart } from '../../multipart.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
 import type { SlotPool } from '../limits/slots.ts'
-import { readForm } from '../multipart-form.ts'
 import { detail, envelope, json, keyRefusals } from '../route-docs.ts'
 import { sessionRateLimited, sessionsBusy } from './realtime/call-routes.ts'
 import { prepareUpload } from './upload-work.ts'
@@ -87,7 +87,7 @@ export function alignmentRoutes(app: FastifyInstance, deps: AlignmentRouteDeps) 
   app.post('/v1/audio/alignments', { schema: alignSchema }, async (request, reply): Promise<Alignment> => {
     const lease = requestLease(reply)
     const principal = await authenticate(deps.keys, request, 'audio:transcribe')
-    const form = await readForm(request, {
+    const form = await readMultipart(request, {
       fields: ['words', 'start', 'end'],
       files: { file: MAX_TRANSCRIPTION_FILE_BYTES },
     })
@@ -96,7 +96,7 @@ export function alignmentRoutes(app: FastifyInstance, deps: AlignmentRouteDeps) 
     const end = parseSeconds(form.fields.end, 'end')
     if (end !== undefined && end <= start) throw badRequest('end must be after start.', 'end')
     if (end !== undefined && end - start > MAX_ALIGNMENT_SECONDS) throw spanTooLong()
-    const file = form.files.file
+    const file = form.files.file?.bytes
     if (!file) throw badRequest('The form needs the recording in the field file.', 'file')
     const align = deps.recognizer.align?.bind(deps.recognizer)
     if (!align) {

@@ -7,12 +7,12 @@ import {
   transcriptionVerboseJsonSchema,
 } from '../../../schema/index.ts'
 import { transcriptionUploadSchema } from '../../../schema/service-routes.ts'
+import { readMultipart } from '../../multipart.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
-import { ApiError, badRequest } from '../errors.ts'
+import { badRequest } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
 import type { SlotPool } from '../limits/slots.ts'
-import { discardRest } from '../multipart-form.ts'
 import { detail, either, envelope, keyRefusals } from '../route-docs.ts'
 import { sseFrame } from '../sse.ts'
 import type { TranscriptionJobs } from './jobs.ts'
@@ -29,63 +29,20 @@ export interface TranscriptionRouteDeps {
   jobs: TranscriptionJobs
 }
 
-/** Text fields are short; the form has one file and at most this many text fields. */
-const MAX_FIELDS = 32
-const MAX_FIELD_BYTES = 64 * 1024
-
-const fileTooLarge = () =>
-  new ApiError(
-    413,
-    'detail',
-    `The file is larger than ${MAX_TRANSCRIPTION_FILE_BYTES} bytes (25 MiB).`,
-    null,
-    'file',
-  )
-
-/** The upload's fields and its one file, with the size limits enforced while it streams in. */
+/**
+ * The upload's fields (in order, repeats included: their names and order are checked by options.ts, as the contract
+ * lists them) and its one file, with the size limits enforced while it streams in.
+ */
 async function readUpload(
   request: FastifyRequest,
 ): Promise<{ fields: Array<[string, string]>; file: Buffer }> {
-  if (!request.isMultipart()) {
-    throw new ApiError(415, 'detail', 'Send the upload as multipart/form-data with a file field.')
-  }
-  const fields: Array<[string, string]> = []
-  let file: Buffer | undefined
-  try {
-    for await (const part of request.parts({
-      limits: {
-        fileSize: MAX_TRANSCRIPTION_FILE_BYTES,
-        files: 1,
-        fields: MAX_FIELDS,
-        fieldSize: MAX_FIELD_BYTES,
-      },
-    })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') {
-          throw badRequest(
-            `Unexpected file field ${JSON.stringify(part.fieldname)}; send the audio as file.`,
-            part.fieldname,
-          )
-        }
-        file = await part.toBuffer()
-      } else {
-        if (part.valueTruncated) throw badRequest(`The field ${part.fieldname} is too long.`, part.fieldname)
-        fields.push([part.fieldname, String(part.value)])
-      }
-    }
-  } catch (err) {
-    // A refused upload is read to its end and dropped, or the keep-alive connection stalls (multipart-form.ts).
-    discardRest(request)
-    if (err instanceof ApiError) throw err
-    const code = (err as { code?: string }).code
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw fileTooLarge()
-    if (code === 'FST_FILES_LIMIT') throw badRequest('Send exactly one file, in the field file.', 'file')
-    if (code === 'FST_FIELDS_LIMIT') throw badRequest('Too many form fields.')
-    if (code === 'FST_PARTS_LIMIT') throw badRequest('Too many form parts.')
-    throw badRequest(`The multipart body could not be read: ${(err as Error).message}`)
-  }
+  const form = await readMultipart(request, {
+    fields: 'any',
+    files: { file: MAX_TRANSCRIPTION_FILE_BYTES },
+  })
+  const file = form.files.file?.bytes
   if (!file) throw badRequest('The form needs an audio file in the field file.', 'file')
-  return { fields, file }
+  return { fields: form.entries, file }
 }
 
 const uploadSchema = {

@@ -13,10 +13,10 @@ import {
   voiceConsentSchema,
 } from '../../../schema/index.ts'
 import { consentFormSchema, consentIdParamsSchema } from '../../../schema/service-routes.ts'
+import { readMultipart } from '../../multipart.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { badRequest, consentNotFound } from '../errors.ts'
-import { readForm } from '../multipart-form.ts'
 import { detail, envelope, json } from '../route-docs.ts'
 import { managingRefusals, requiredName } from './voice-routes.ts'
 import type { VoiceService } from './voice-service.ts'
@@ -82,7 +82,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
 
   app.post('/v1/audio/voice_consents', { schema: createSchema }, async (request) => {
     const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
-    const form = await readForm(request, {
+    const form = await readMultipart(request, {
       fields: ['name', 'language', 'consent_transcript'],
       files: { recording: CONSENT_RECORDING_MAX_BYTES },
     })
@@ -93,7 +93,7 @@ export function consentRoutes(app: FastifyInstance, deps: { keys: KeyStore; voic
     const language = canonicalLanguageTag(tag.trim())
     if (!language)
       throw badRequest(`language "${tag}" is not a language tag of the form xx or xx-XX.`, 'language')
-    const recording = form.files.recording
+    const recording = form.files.recording?.bytes
     if (!recording) throw badRequest('recording is required (the consent clip as a file).', 'recording')
     const consent = await voices.createConsent(
       principal.ownerId,

@@ -10,11 +10,11 @@ import {
   VOICE_SAMPLE_MAX_BYTES,
 } from '../../../schema/index.ts'
 import { voiceFormSchema, voiceIdParamsSchema } from '../../../schema/service-routes.ts'
+import { readMultipart } from '../../multipart.ts'
 import { authenticate } from '../access/auth.ts'
 import type { KeyStore } from '../access/key-store.ts'
 import { ApiError, badRequest, consentNotFound, voiceNotFound } from '../errors.ts'
 import { requestLease } from '../limits/lease.ts'
-import { readForm } from '../multipart-form.ts'
 import { detail, envelope, json, retryAfter } from '../route-docs.ts'
 import type { VoiceService } from './voice-service.ts'
 
@@ -89,14 +89,14 @@ export function savedVoiceRoutes(app: FastifyInstance, deps: { keys: KeyStore; v
     // Taken before any await: its signal is aborted even if the client left while the sample was being read.
     const lease = requestLease(reply)
     const principal = await authenticate(keys, request, 'voices:manage', MANAGING)
-    const form = await readForm(request, {
+    const form = await readMultipart(request, {
       fields: ['name', 'consent', 'reference_transcript'],
       files: { audio_sample: VOICE_SAMPLE_MAX_BYTES },
     })
     const name = requiredName(form.fields.name)
     const consent = form.fields.consent?.trim() || null
     if (consent !== null && !consentIdPattern.test(consent)) throw consentNotFound()
-    const sample = form.files.audio_sample
+    const sample = form.files.audio_sample?.bytes
     if (!sample)
       throw badRequest('audio_sample is required (the reference sample as a file).', 'audio_sample')
     // A client that gives up leaves the cloning queue (or stops its transcription) at once.

@@ -358,11 +358,12 @@ describe('a consent link', () => {
       403,
       'origin_refused',
     )
-    // Name and language are the administrator's: fields that try to change them are not passed on.
+    // Name and language are the administrator's: a form that tries to set them is refused, naming the field.
     const form = recordingForm()
     form.set('name', 'Somebody Else')
     form.set('language', 'de-DE')
-    expect((await send(link.token, form)).status).toBe(201)
+    await expectRefused(await send(link.token, form), 400, 'invalid_body', 'name')
+    expect((await send(link.token, recordingForm())).status).toBe(201)
     const consent = (await consentsAtService()).find((c) => c.name === 'Careful Owner')
     expect(consent?.language).toBe('en-US')
     expect((await consentsAtService()).some((c) => c.name === 'Somebody Else')).toBe(false)

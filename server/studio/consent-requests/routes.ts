@@ -1,7 +1,6 @@
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
-import { formatBytes } from '../../../core/bytes.ts'
 import {
   CONSENT_RECORDING_MAX_BYTES,
   type ConsentLink,
@@ -14,6 +13,7 @@ import {
   newConsentRequestSchema,
   voiceConsentSchema,
 } from '../../../schema/index.ts'
+import { type Form, FormRefusal, readMultipart } from '../../multipart.ts'
 import type { AuditStore } from '../audit/store.ts'
 import { type HostPolicy, localPort, originAllowed } from '../auth/host-guard.ts'
 import { CONSENT_LINK_ROUTE } from '../auth/routes.ts'
@@ -27,6 +27,7 @@ import {
   conflict,
   consentLinkUnusable,
   forbiddenForRole,
+  formRefused,
   invalidBody,
   notFound,
   notSignedIn,
@@ -35,8 +36,6 @@ import {
   refuse,
   scopeErrorHandler,
   signInUnavailable,
-  tooLarge,
-  unsupportedMediaType,
   upstreamUnreachable,
 } from '../errors.ts'
 import { upstreamAccess } from '../proxy/access.ts'
@@ -102,33 +101,12 @@ const mayRequest = (role: string) =>
 const toAnswer = ({ createdByRole: _role, ...request }: StoredRequest): ConsentRequest => request
 
 /** Reads the owner's upload: the recording and an optional transcript; throws the multipart plugin's errors. */
-async function readRecording(request: FastifyRequest) {
-  let recording: { bytes: Buffer; filename: string; type: string } | undefined
-  let transcript: string | undefined
-  for await (const part of request.parts({
-    limits: {
-      fileSize: CONSENT_RECORDING_MAX_BYTES,
-      files: 1,
-      fields: 4,
-      fieldSize: TRANSCRIPT_MAX_CHARS * 4,
-    },
-  })) {
-    if (part.type === 'field') {
-      if (part.fieldname === 'consent_transcript' && typeof part.value === 'string') transcript = part.value
-      continue
-    }
-    if (part.fieldname !== 'recording') {
-      part.file.resume()
-      continue
-    }
-    recording = {
-      bytes: await part.toBuffer(),
-      filename: (part.filename || 'consent').replace(/[^\w.-]/g, '_').slice(0, 100),
-      type: part.mimetype || 'application/octet-stream',
-    }
-  }
-  return { recording, transcript }
-}
+/** What the owner's page sends: the recording and, when they typed or it heard one, the phrase they said. */
+const RECORDING_FORM = {
+  fields: ['consent_transcript'],
+  files: { recording: CONSENT_RECORDING_MAX_BYTES },
+  maxFieldBytes: TRANSCRIPT_MAX_CHARS * 4,
+} as const
 
 export function registerConsentRequestRoutes(app: FastifyInstance, opts: ConsentRequestOptions) {
   const { store, audit, upstream } = opts
@@ -290,37 +268,20 @@ export function registerConsentRequestRoutes(app: FastifyInstance, opts: Consent
       let handedOver = false
       // The answer is sent only once the link is handed back, so the owner's next try never finds it still held.
       const receive = async (): Promise<() => FastifyReply> => {
-        if (!request.isMultipart())
-          return () =>
-            refuse(
-              reply.header('connection', 'close'),
-              unsupportedMediaType('Send the recording as multipart/form-data (the field "recording").'),
-            )
-        let upload: Awaited<ReturnType<typeof readRecording>>
+        let sentForm: Form
         try {
-          upload = await readRecording(request)
+          sentForm = await readMultipart(request, RECORDING_FORM)
         } catch (err) {
-          const code = (err as { code?: string }).code
-          const closing = reply.header('connection', 'close')
-          if (code === 'FST_REQ_FILE_TOO_LARGE')
-            return () =>
-              refuse(
-                closing,
-                tooLarge(
-                  `A consent recording is at most ${formatBytes(CONSENT_RECORDING_MAX_BYTES)}.`,
-                  'recording',
-                ),
-              )
-          if (code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT')
-            return () =>
-              refuse(closing, invalidBody(null, 'Send the fields "recording" and "consent_transcript" only.'))
-          if (code === 'FST_PART_FIELD_VALUE_TOO_LONG' || code === 'FST_FIELD_VALUE_TOO_LONG')
-            return () => refuse(closing, invalidBody('consent_transcript', 'The transcript is too long.'))
-          request.log.info({ code }, 'consent link upload could not be read')
-          return () =>
-            refuse(closing, invalidBody(null, 'The upload could not be read (cut short or malformed).'))
+          if (!(err instanceof FormRefusal)) throw err
+          return () => refuse(reply, formRefused(err))
         }
-        const { recording, transcript } = upload
+        const transcript = sentForm.fields.consent_transcript
+        const sent = sentForm.files.recording
+        const recording = sent && {
+          bytes: sent.bytes,
+          filename: (sent.filename || 'consent').replace(/[^\w.-]/g, '_').slice(0, 100),
+          type: sent.mimetype || 'application/octet-stream',
+        }
         if (!recording)
           return () =>
             refuse(reply, invalidBody('recording', 'Add the recording as the form field "recording".'))

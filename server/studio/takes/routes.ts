@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { formatBytes } from '../../../core/bytes.ts'
 import { readWav } from '../../../core/wav.ts'
 import type { Role } from '../../../schema/index.ts'
@@ -11,6 +11,7 @@ import {
   SAMPLE_RATE,
   takeUpdateSchema,
 } from '../../../schema/index.ts'
+import { readMultipart } from '../../multipart.ts'
 import { pcm16WavHeader } from '../../wav.ts'
 import { signedInName } from '../auth/routes.ts'
 import {
@@ -24,7 +25,6 @@ import {
   refuseInvalid,
   scopeErrorHandler,
   tooLarge,
-  unsupportedMediaType,
 } from '../errors.ts'
 import type { VoiceLineage } from './lineage.ts'
 import { savedVoiceOf, type TakeStore } from './store.ts'
@@ -87,29 +87,12 @@ export function pcmOfUpload(bytes: Buffer): Buffer | string {
   return bytes
 }
 
-async function readUpload(request: FastifyRequest) {
-  let takeJson: string | undefined
-  let audio: Buffer | undefined
-  for await (const part of request.parts({
-    limits: {
-      fileSize: MAX_TAKE_AUDIO_BYTES + WAV_HEADER_BYTES,
-      files: 1,
-      fields: 4,
-      fieldSize: MAX_TAKE_FIELD_BYTES,
-    },
-  })) {
-    if (part.type === 'field') {
-      if (part.fieldname === 'take' && typeof part.value === 'string') takeJson = part.value
-      continue
-    }
-    if (part.fieldname !== 'audio') {
-      part.file.resume()
-      continue
-    }
-    audio = await part.toBuffer()
-  }
-  return { takeJson, audio }
-}
+/** A take's form: its details as JSON and its audio (raw PCM16, or WAV with its header). */
+const TAKE_FORM = {
+  fields: ['take'],
+  files: { audio: MAX_TAKE_AUDIO_BYTES + WAV_HEADER_BYTES },
+  maxFieldBytes: MAX_TAKE_FIELD_BYTES,
+} as const
 
 export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, lineage: VoiceLineage) {
   // For consent administrators, outside the designers' scope below.
@@ -160,41 +143,22 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
     })
 
     scope.post<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
-      if (!request.isMultipart())
-        return refuse(
-          reply,
-          unsupportedMediaType('Send the take as multipart/form-data with the fields "take" and "audio".'),
-        )
-      let upload: Awaited<ReturnType<typeof readUpload>>
-      try {
-        upload = await readUpload(request)
-      } catch (err) {
-        const code = (err as { code?: string }).code
-        // A refused body is not read to its end; closing the connection is cheaper than draining it.
-        const closing = reply.header('connection', 'close')
-        if (code === 'FST_REQ_FILE_TOO_LARGE')
-          return refuse(
-            closing,
-            tooLarge(`A take holds at most ${MAX_TAKE_AUDIO_BYTES} bytes of audio.`, 'audio'),
-          )
-        if (code === 'FST_FIELDS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT')
-          return refuse(closing, invalidBody(null, 'A take is the fields "take" and "audio" only.'))
-        request.log.info({ err }, 'take upload could not be read')
-        return refuse(closing, invalidBody(null, 'The upload could not be read (cut short or malformed).'))
-      }
-      if (upload.takeJson === undefined)
+      const upload = await readMultipart(request, TAKE_FORM)
+      const takeJson = upload.fields.take
+      const audio = upload.files.audio?.bytes
+      if (takeJson === undefined)
         return refuse(reply, invalidBody('take', 'Add the take’s details as the form field "take" (JSON).'))
       let json: unknown
       try {
-        json = JSON.parse(upload.takeJson)
+        json = JSON.parse(takeJson)
       } catch {
         return refuse(reply, invalidBody('take', 'The field "take" is not JSON.'))
       }
       const parsed = newTakeSchema.safeParse(json)
       if (!parsed.success) return refuseInvalid(reply, 'take', parsed.error, 'take')
-      if (!upload.audio)
+      if (!audio)
         return refuse(reply, invalidBody('audio', 'Add the take’s audio as the form field "audio".'))
-      const pcm = pcmOfUpload(upload.audio)
+      const pcm = pcmOfUpload(audio)
       if (typeof pcm === 'string') return refuse(reply, invalidBody('audio', `The audio is ${pcm}.`))
       if (pcm.length === 0) return refuse(reply, invalidBody('audio', 'The audio is empty.'))
       if (pcm.length > MAX_TAKE_AUDIO_BYTES)

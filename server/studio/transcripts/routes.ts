@@ -3,7 +3,6 @@ import multipart from '@fastify/multipart'
 import { createParser } from 'eventsource-parser'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import parseByteRanges from 'range-parser'
-import { formatBytes } from '../../../core/bytes.ts'
 import {
   alignmentRequestSchema,
   MAX_TRANSCRIPTION_FILE_BYTES,
@@ -13,6 +12,7 @@ import {
   storedResultSchema,
   TRANSCRIPTION_EXTENSIONS,
 } from '../../../schema/index.ts'
+import { readMultipart } from '../../multipart.ts'
 import {
   conflict,
   forbiddenForRole,
@@ -20,13 +20,11 @@ import {
   notFound,
   notSignedIn,
   refuse,
-  tooLarge,
-  unsupportedMediaType,
   upstreamUnreachable,
 } from '../errors.ts'
 import { upstreamAccess } from '../proxy/access.ts'
 import { callUpstream, type Upstream, whileClientStays } from '../proxy/upstream.ts'
-import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './store.ts'
+import { newTranscriptId, type TranscriptStore } from './store.ts'
 
 /**
  * `/api/transcripts`: a reviewer's recordings and their transcripts, kept by the backend for the organization.
@@ -49,6 +47,12 @@ import { AudioTooLargeError, newTranscriptId, type TranscriptStore } from './sto
 
 /** Form fields passed on to the service; the studio always asks for a streamed verbose_json. */
 const FORWARDED_FIELDS = ['model', 'language', 'diarization', 'num_speakers', 'min_speakers', 'max_speakers']
+/** The upload: the recording and the service's options the studio forwards. */
+const TRANSCRIPT_FORM = {
+  fields: FORWARDED_FIELDS,
+  files: { file: MAX_TRANSCRIPTION_FILE_BYTES },
+  maxFieldBytes: 1024,
+}
 /** Headers of the service's answer the browser gets too. */
 const PASSED_HEADERS = [
   'content-type',
@@ -113,8 +117,7 @@ export function registerTranscriptRoutes(app: FastifyInstance, store: Transcript
   }
 
   app.register(async (scope) => {
-    // The size limit is enforced while the file is written (TranscriptStore.writeAudio), with a clear 413.
-    await scope.register(multipart, { throwFileSizeLimit: false })
+    await scope.register(multipart, { throwFileSizeLimit: true })
     scope.addHook('preHandler', mayUse)
 
     scope.get('/api/transcripts', async (_request, reply) =>
@@ -239,45 +242,20 @@ async function upload(
   store: TranscriptStore,
   upstream: Upstream,
 ) {
-  if (!request.isMultipart())
-    return refuse(reply, unsupportedMediaType('Send the recording as multipart/form-data.'))
+  const upload = await readMultipart(request, TRANSCRIPT_FORM)
+  const { fields } = upload
+  const sent = upload.files.file
+  if (!sent) return refuse(reply, invalidBody('file', 'Add the recording as the form field "file".'))
+  if (sent.bytes.length === 0) return refuse(reply, invalidBody('file', 'The recording is empty.'))
   const id = newTranscriptId()
-  const fields: Record<string, string> = {}
-  let file: { name: string; fileName: string; type: string; bytes: number } | null = null
-  try {
-    for await (const part of request.parts({
-      limits: { fileSize: MAX_TRANSCRIPTION_FILE_BYTES + 1, files: 1, fields: 20, fieldSize: 1024 },
-    })) {
-      if (part.type === 'field') {
-        if (typeof part.value === 'string') fields[part.fieldname] = part.value
-        continue
-      }
-      if (part.fieldname !== 'file' || file) {
-        part.file.resume()
-        continue
-      }
-      const ext = audioExtension(part.filename)
-      const fileName = `${id}.${ext}`
-      const { bytes } = await store.writeAudio(part.file, fileName, MAX_TRANSCRIPTION_FILE_BYTES)
-      const type = CONTENT_TYPES[ext] ?? 'application/octet-stream'
-      file = { name: displayName(part.filename), fileName, type, bytes }
-    }
-  } catch (err) {
-    if (file) await store.removeAudio(file.fileName)
-    if (err instanceof AudioTooLargeError)
-      return refuse(
-        reply.header('connection', 'close'),
-        tooLarge(`The recording is larger than ${formatBytes(MAX_TRANSCRIPTION_FILE_BYTES)}.`, 'file'),
-      )
-    request.log.warn({ err }, 'transcript upload failed')
-    return refuse(reply.header('connection', 'close'), invalidBody('file', 'The upload could not be read.'))
+  const ext = audioExtension(sent.filename)
+  const saved = {
+    name: displayName(sent.filename),
+    fileName: `${id}.${ext}`,
+    type: CONTENT_TYPES[ext] ?? 'application/octet-stream',
+    bytes: sent.bytes.length,
   }
-  if (!file) return refuse(reply, invalidBody('file', 'Add the recording as the form field "file".'))
-  const saved = file
-  if (saved.bytes === 0) {
-    void store.removeAudio(saved.fileName)
-    return refuse(reply, invalidBody('file', 'The recording is empty.'))
-  }
+  await store.writeAudio(Readable.from([sent.bytes]), saved.fileName, MAX_TRANSCRIPTION_FILE_BYTES)
 
   const form = new FormData()
   for (const name of FORWARDED_FIELDS) {
@@ -286,7 +264,7 @@ async function upload(
   }
   form.append('response_format', 'verbose_json')
   form.append('stream', 'true')
-  form.append('file', new Blob([await store.readAudio(saved.fileName)], { type: saved.type }), saved.name)
+  form.append('file', new Blob([new Uint8Array(sent.bytes)], { type: saved.type }), saved.name)
 
   let upstreamResponse: Response
   try {

@@ -9,12 +9,12 @@ import {
 } from '../../../../schema/service-routes.ts'
 import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
 import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
+import { readMultipart } from '../../../multipart.ts'
 import { authenticate } from '../../access/auth.ts'
 import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
 import { ApiError, badRequest, rateLimited, recognitionUnavailable } from '../../errors.ts'
 import type { SlotPool } from '../../limits/slots.ts'
-import { discardRest, malformedMultipart } from '../../multipart-form.ts'
 import { either, envelope, keyRefusals, noBody, retryAfter } from '../../route-docs.ts'
 import { applySessionConfig, defaultSettings, parseSessionConfig, SessionConfigError } from './stt-config.ts'
 import { SttSession } from './stt-session.ts'
@@ -101,28 +101,18 @@ const hangUpSchema = {
 /** The offer and the optional session configuration, from `application/sdp` or a multipart form. */
 async function readOffer(request: FastifyRequest): Promise<{ sdp: string; session: unknown }> {
   if (request.isMultipart()) {
-    let sdp: string | undefined
-    let session: unknown
+    const form = await readMultipart(request, {
+      fields: ['sdp', 'session'],
+      files: {},
+      maxFieldBytes: MAX_SDP_BYTES,
+    })
+    const { sdp = '', session } = form.fields
+    if (session === undefined) return { sdp, session: undefined }
     try {
-      for await (const part of request.parts({
-        limits: { files: 0, fields: 2, fieldSize: MAX_SDP_BYTES },
-      })) {
-        if (part.type === 'file') throw badRequest('The call form takes text fields only: sdp and session.')
-        if (part.fieldname === 'sdp') sdp = String(part.value)
-        else if (part.fieldname === 'session') {
-          try {
-            session = JSON.parse(String(part.value))
-          } catch {
-            throw badRequest('session must be a JSON object.', 'session')
-          }
-        } else throw badRequest(`Unknown field ${JSON.stringify(part.fieldname)}.`, part.fieldname)
-      }
-    } catch (err) {
-      // Refused: the rest of the body is dropped so the keep-alive connection goes on (multipart-form.ts).
-      discardRest(request)
-      throw malformedMultipart(err)
+      return { sdp, session: JSON.parse(session) }
+    } catch {
+      throw badRequest('session must be a JSON object.', 'session')
     }
-    return { sdp: sdp ?? '', session }
   }
   return { sdp: typeof request.body === 'string' ? request.body : '', session: undefined }
 }
