@@ -25,7 +25,7 @@ beforeAll(async () => {
       scope.setErrorHandler((error, _request, reply) =>
         error instanceof FormRefusal
           ? reply.code(error.status).send({ message: error.message, param: error.param })
-          : reply.code(500).send({ message: error.message }),
+          : reply.code(500).send({ message: (error as Error).message }),
       )
       scope.post(`/${name}`, async (request) => {
         const form = await readMultipart(request, spec)

@@ -7,25 +7,19 @@ import {
   sdpAnswerSchema,
   sdpOfferSchema,
 } from '../../../../schema/service-routes.ts'
-import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
-import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { readMultipart } from '../../../multipart.ts'
 import { authenticate } from '../../access/auth.ts'
 import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
 import { ApiError, badRequest, rateLimited, recognitionUnavailable } from '../../errors.ts'
-import type { SlotPool } from '../../limits/slots.ts'
 import { either, envelope, keyRefusals, noBody, retryAfter } from '../../route-docs.ts'
+import { openSttSession, type SessionDeps } from './open-session.ts'
 import { applySessionConfig, defaultSettings, parseSessionConfig, SessionConfigError } from './stt-config.ts'
-import { SttSession } from './stt-session.ts'
 import { type CallNetwork, DEFAULT_CALL_NETWORK, OfferRefusedError, WebRtcCall } from './webrtc-call.ts'
 
-export interface CallRouteDeps {
+export interface CallRouteDeps extends SessionDeps {
   keys: KeyStore
   secrets: ClientSecretStore
-  asrSlots: SlotPool
-  recognizer: Recognizer
-  createVad(opts: GateOptions): Promise<StreamingVad>
   /** Where calls offer their media (host addresses, UDP ports) and how long a silent peer is waited for. */
   network?: CallNetwork
   /** Every call in progress on this instance, by id. */
@@ -163,30 +157,27 @@ export function callRoutes(app: FastifyInstance, deps: CallRouteDeps) {
       if (!(await deps.recognizer.available())) {
         throw recognitionUnavailable('Speech recognition is not installed on this server.')
       }
-      const acquired = await deps.asrSlots.acquire(principal.ownerId, 0)
-      if (!('slot' in acquired)) throw sessionRateLimited(deps.asrSlots.limit)
-      const slot = acquired.slot
       const id = `rtc_${randomBytes(12).toString('hex')}`
       let call: WebRtcCall | null = null
       const early: string[] = []
-      const stt = new SttSession(
-        { send: (data) => (call ? call.send(data) : early.push(data)), close: () => call?.end('server') },
-        {
-          recognizer: deps.recognizer,
-          createVad: deps.createVad,
-          createTracker: null,
-          settings,
-          id: `sess_${randomBytes(12).toString('hex')}`,
-          onError: (err, what) => request.log.warn({ err }, `${what} failed`),
-        },
-      )
+      const transport = {
+        send: (data: string) => (call ? call.send(data) : early.push(data)),
+        close: () => call?.end('server'),
+      }
+      const opened = await openSttSession(deps, transport, {
+        ownerId: principal.ownerId,
+        settings,
+        createTracker: null,
+        log: request.log,
+      })
+      if (!opened) throw sessionRateLimited(deps.asrSlots.limit)
+      const stt = opened.session
       let ended = false
       const end = (reason: string) => {
         if (ended) return
         ended = true
-        stt.dispose()
+        opened.end()
         calls.delete(id)
-        slot.release()
         request.log.info({ call: id, reason }, 'call ended')
       }
       try {

@@ -2,29 +2,22 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { TRANSCRIPTION_MODELS } from '../../../../schema/index.ts'
 import { sttRealtimeQuerySchema } from '../../../../schema/service-routes.ts'
-import type { Recognizer } from '../../../engine/recognition/recognizer.ts'
-import type { GateOptions, StreamingVad } from '../../../engine/vad/index.ts'
 import { authenticate } from '../../access/auth.ts'
 import type { ClientSecretStore } from '../../access/client-secret-store.ts'
 import type { KeyStore } from '../../access/key-store.ts'
 import { badRequest, invalidField, recognitionUnavailable, upgradeRequired } from '../../errors.ts'
-import type { SlotPool } from '../../limits/slots.ts'
 import { detail, either, envelope, keyRefusals, noBody } from '../../route-docs.ts'
+import { openSttSession, type SessionDeps } from './open-session.ts'
 import { applySessionConfig, defaultSettings, SessionConfigError, type SttSettings } from './stt-config.ts'
-import { type SessionSpeakerTracker, SttSession } from './stt-session.ts'
+import type { SessionSpeakerTracker } from './stt-session.ts'
 
-export interface SttRealtimeDeps {
+export interface SttRealtimeDeps extends SessionDeps {
   keys: KeyStore
   secrets: ClientSecretStore
-  recognizer: Recognizer
-  createVad(opts: GateOptions): Promise<StreamingVad>
   /** Null when diarization is switched off in this deployment. */
   createTracker:
     | ((opts: { maxSpeakers: number }) => SessionSpeakerTracker | Promise<SessionSpeakerTracker>)
     | null
-  asrSlots: SlotPool
-  /** Every live session, for tests and shutdown. */
-  sessions?: Set<SttSession>
 }
 
 declare module 'fastify' {
@@ -115,8 +108,13 @@ export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
           gone = true
         })
 
-        const acquired = await deps.asrSlots.acquire(request.principal.ownerId, 0)
-        if (!('slot' in acquired)) {
+        const opened = await openSttSession(deps, socket, {
+          ownerId: request.principal.ownerId,
+          settings: request.sttSettings,
+          createTracker: deps.createTracker,
+          log: request.log,
+        })
+        if (!opened) {
           socket.send(
             JSON.stringify({
               type: 'error',
@@ -132,22 +130,7 @@ export function sttRealtimeRoutes(app: FastifyInstance, deps: SttRealtimeDeps) {
           socket.close(1000, 'rate_limit_exceeded')
           return
         }
-        const slot = acquired.slot
-        if (gone) return slot.release()
-        const session = new SttSession(socket, {
-          recognizer: deps.recognizer,
-          createVad: deps.createVad,
-          createTracker: deps.createTracker,
-          settings: request.sttSettings,
-          id: `sess_${randomBytes(12).toString('hex')}`,
-          onError: (err, what) => request.log.warn({ err }, `${what} failed`),
-        })
-        deps.sessions?.add(session)
-        const end = () => {
-          session.dispose()
-          deps.sessions?.delete(session)
-          slot.release()
-        }
+        const { session, end } = opened
         socket.on('close', end)
         socket.on('error', end)
         if (gone) return end()
