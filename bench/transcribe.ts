@@ -32,7 +32,7 @@ import { createPocketSphinxRecognizer, type RecognizedWord } from '../server/eng
 import { createSpeechService } from '../server/speech/app.ts'
 import { meetingFile } from '../server/testing/meetings.ts'
 import { callService } from '../server/testing/webrtc-peer.ts'
-import { floatToPcm16Wav } from '../server/wav.ts'
+import { floatToPcm16, floatToPcm16Wav } from '../server/wav.ts'
 import { longRecording } from './long-recording.ts'
 import { announceSmoke, count, SMOKE } from './smoke.ts'
 import { percentile } from './stats.ts'
@@ -264,19 +264,10 @@ for (let f = 0; f < Math.min(REALTIME_FILES, excerpts.length); f++) {
     }),
   )
   const started = performance.now()
-  const piece = RATE / 10
   // One second of silence after the excerpt lets its last turn end at a pause.
   const padded = new Float32Array(audio.length + RATE)
   padded.set(audio)
-  for (let i = 0, n = 0; i < padded.length; i += piece, n++) {
-    const wait = started + n * 100 - performance.now()
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-    const part = padded.subarray(i, i + piece)
-    const bytes = Buffer.alloc(part.length * 2)
-    for (let j = 0; j < part.length; j++) bytes.writeInt16LE(Math.round((part[j] as number) * 32767), j * 2)
-    sentAt.push(performance.now())
-    socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: bytes.toString('base64') }))
-  }
+  await streamAtRealTime(socket, padded, started, sentAt)
   const deadline = performance.now() + 60_000
   while (speakersEvents < commits && performance.now() < deadline)
     await new Promise((r) => setTimeout(r, 100))
@@ -417,21 +408,30 @@ async function streamLive(transport: 'WebSocket' | 'WebRTC', audio: Float32Array
     })
     socket.on('message', (data) => onEvent(JSON.parse(String(data)) as Record<string, unknown>))
     socket.send(JSON.stringify(update))
-    const piece = RATE / 10
     started = performance.now()
-    for (let i = 0, n = 0; i < audio.length; i += piece, n++) {
-      const wait = started + n * 100 - performance.now()
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-      const part = audio.subarray(i, i + piece)
-      const bytes = Buffer.alloc(part.length * 2)
-      for (let j = 0; j < part.length; j++) bytes.writeInt16LE(Math.round((part[j] as number) * 32767), j * 2)
-      socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: bytes.toString('base64') }))
-    }
+    await streamAtRealTime(socket, audio, started)
     await settled()
     socket.close()
   }
   // The audio up to `ms` was sent once `ms` of real time had passed from the start of the stream.
   return { live, items, wallAt: (ms: number) => started + ms }
+}
+
+/** Sends `audio` to a realtime socket in 100 ms appends at its real pace from `started`, noting when each went. */
+async function streamAtRealTime(
+  socket: WebSocket,
+  audio: Float32Array,
+  started: number,
+  sentAt: number[] = [],
+) {
+  const piece = RATE / 10
+  for (let i = 0, n = 0; i < audio.length; i += piece, n++) {
+    const wait = started + n * 100 - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    sentAt.push(performance.now())
+    const bytes = floatToPcm16(audio.subarray(i, i + piece))
+    socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: bytes.toString('base64') }))
+  }
 }
 
 /**

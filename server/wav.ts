@@ -25,12 +25,18 @@ export function pcm16WavHeader(rate: number, dataBytes?: number): Buffer {
   return h
 }
 
-/** A complete WAV file of float samples in −1…1 (clipped) as mono PCM16 at `rate` Hz. */
-export function floatToPcm16Wav(samples: ArrayLike<number>, rate: number): Buffer {
+/** Float samples in −1…1 (clipped) as little-endian PCM16. */
+export function floatToPcm16(samples: ArrayLike<number>): Buffer {
   const pcm = Buffer.alloc(samples.length * 2)
   for (let i = 0; i < samples.length; i++) {
     const x = Math.max(-1, Math.min(1, samples[i] as number))
     pcm.writeInt16LE(Math.round(x * 32767), i * 2)
   }
+  return pcm
+}
+
+/** A complete WAV file of float samples in −1…1 (clipped) as mono PCM16 at `rate` Hz. */
+export function floatToPcm16Wav(samples: ArrayLike<number>, rate: number): Buffer {
+  const pcm = floatToPcm16(samples)
   return Buffer.concat([pcm16WavHeader(rate, pcm.length), pcm])
 }
