@@ -1,6 +1,6 @@
 import { PeriodStretcher } from './period-stretch.ts'
 import { RingBuffer } from './ring-buffer.ts'
-import { StreamResampler } from './stream-resampler.ts'
+import { CubicResampler } from './cubic-resampler.ts'
 
 /**
  * The playback logic of the worklet, free of Web Audio so it runs in unit tests: a ring of 24 kHz samples that
@@ -111,7 +111,7 @@ const PACE_WINDOW = 8
 const PACED_RATE = 2
 export class JitterBuffer {
   private readonly ring: RingBuffer
-  private readonly resampler: StreamResampler
+  private readonly resampler: CubicResampler
   private readonly stretcher = new PeriodStretcher()
   private readonly stretchMargin: number
   private readonly timingNoise: number
@@ -151,7 +151,7 @@ export class JitterBuffer {
 
   constructor(private readonly opts: JitterBufferOptions) {
     this.ring = new RingBuffer(opts.capacityFrames)
-    this.resampler = new StreamResampler(opts.sourceRate, opts.outputRate)
+    this.resampler = new CubicResampler(opts.sourceRate, opts.outputRate)
     this.stretchMargin = (STRETCH_MARGIN_MS / 1000) * opts.sourceRate
     this.timingNoise = (TIMING_NOISE_MS / 1000) * opts.sourceRate
   }

@@ -1,5 +1,5 @@
 import { Biquad, lowPass } from '../../core/biquad.ts'
-import { StreamResampler } from './stream-resampler.ts'
+import { CubicResampler } from './cubic-resampler.ts'
 
 /**
  * Microphone samples to what a realtime transcription session takes: 24 kHz mono PCM16 little-endian, in 100 ms
@@ -14,7 +14,7 @@ export const CAPTURE_RATE = 24_000
 export const CAPTURE_CHUNK_FRAMES = 2_400
 
 export class Pcm16Capture {
-  private readonly resampler: StreamResampler | null
+  private readonly resampler: CubicResampler | null
   private readonly filters: Biquad[]
   private chunk: Int16Array
   private filled = 0
@@ -25,7 +25,7 @@ export class Pcm16Capture {
     private readonly emit: (pcm: Int16Array) => void,
     readonly chunkFrames = CAPTURE_CHUNK_FRAMES,
   ) {
-    this.resampler = inputRate === CAPTURE_RATE ? null : new StreamResampler(inputRate, CAPTURE_RATE)
+    this.resampler = inputRate === CAPTURE_RATE ? null : new CubicResampler(inputRate, CAPTURE_RATE)
     this.filters =
       inputRate > CAPTURE_RATE
         ? [new Biquad(lowPass(inputRate, 10_000)), new Biquad(lowPass(inputRate, 10_000))]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { StreamResampler } from './stream-resampler.ts'
+import { CubicResampler } from './cubic-resampler.ts'
 
 function source(samples: Float32Array) {
   let i = 0
@@ -10,7 +10,7 @@ const sine = (f: number, rate: number, n: number) =>
   Float32Array.from({ length: n }, (_, i) => Math.sin((2 * Math.PI * f * i) / rate))
 
 /** Renders in 128-frame quanta, as the worklet does. */
-function renderAll(r: StreamResampler, input: Float32Array, frames: number) {
+function renderAll(r: CubicResampler, input: Float32Array, frames: number) {
   const next = source(input)
   const out = new Float32Array(frames)
   const quantum = new Float32Array(128)
@@ -22,16 +22,16 @@ function renderAll(r: StreamResampler, input: Float32Array, frames: number) {
   return out
 }
 
-describe('StreamResampler (worklet, cubic)', () => {
+describe('CubicResampler (worklet, cubic)', () => {
   it('maps 24 kHz onto 48 kHz and 44.1 kHz at the right length', () => {
     const input = sine(440, 24_000, 24_000)
-    expect(renderAll(new StreamResampler(24_000, 48_000), input, 100_000).length).toBeCloseTo(48_000, -1)
-    expect(renderAll(new StreamResampler(24_000, 44_100), input, 100_000).length).toBeCloseTo(44_100, -1)
+    expect(renderAll(new CubicResampler(24_000, 48_000), input, 100_000).length).toBeCloseTo(48_000, -1)
+    expect(renderAll(new CubicResampler(24_000, 44_100), input, 100_000).length).toBeCloseTo(44_100, -1)
   })
 
   it('follows a sine closely, with no seam between render quanta', () => {
     const rate = 44_100
-    const out = renderAll(new StreamResampler(24_000, rate), sine(440, 24_000, 24_000), 40_000)
+    const out = renderAll(new CubicResampler(24_000, rate), sine(440, 24_000, 24_000), 40_000)
     // The four-sample window puts output three source samples behind input.
     const delay = 3 * (rate / 24_000)
     let worst = 0
@@ -43,7 +43,7 @@ describe('StreamResampler (worklet, cubic)', () => {
   })
 
   it('stops where the source runs dry and resumes without losing its place', () => {
-    const r = new StreamResampler(24_000, 48_000)
+    const r = new CubicResampler(24_000, 48_000)
     const out = new Float32Array(128)
     const ramp = Float32Array.from({ length: 40 }, (_, i) => i / 40)
     const first = r.render(out, 0, source(ramp.subarray(0, 20)))

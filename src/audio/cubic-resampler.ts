@@ -2,7 +2,7 @@
  * Streaming cubic (Catmull-Rom) resampling for the worklet. The read position is fractional and carried from one
  * render quantum to the next, so 24 kHz maps onto 44.1 or 48 kHz without a seam every 128 frames.
  */
-export class StreamResampler {
+export class CubicResampler {
   /** Source frames advanced per output frame. */
   readonly step: number
   /** Position between window[1] and window[2], in [0, 1). */
