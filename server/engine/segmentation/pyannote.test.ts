@@ -25,6 +25,17 @@ describe('powerset decoding', () => {
     expect([...active]).toEqual([0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1])
     expect([...activeIfSpeech]).toEqual([0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1])
   })
+
+  it('counts the speakers of a frame by the median of the count, then takes the likeliest class with that count', () => {
+    const probabilities = [
+      // Nobody is the likeliest class, but speech is likelier than not: speaker 1.
+      [0.4, 0.25, 0.2, 0.15, 0, 0, 0],
+      // Speaker 1 is the likeliest class, but two speakers are likelier than one or none: {1,2}.
+      [0.02, 0.4, 0.02, 0.02, 0.3, 0.24, 0],
+    ]
+    const logp = Float32Array.from(probabilities.flat().map((x) => Math.log(x)))
+    expect([...decodePowerset(logp, 2).active]).toEqual([1, 0, 0, 1, 1, 0])
+  })
 })
 
 describe('pyannote segmentation model', () => {
