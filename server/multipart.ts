@@ -114,13 +114,19 @@ export async function readMultipart(request: FastifyRequest, spec: FormSpec): Pr
 
 const refused = (message: string, param: string | null = null) => new FormRefusal(400, message, param)
 
+/** The parts a spec names, text fields first. */
+const partNames = (spec: FormSpec) => [
+  ...(spec.fields === 'any' ? [] : spec.fields),
+  ...Object.keys(spec.files),
+]
+
 function accepted(spec: FormSpec): string {
-  const names = [...(spec.fields === 'any' ? [] : spec.fields), ...Object.keys(spec.files)]
+  const names = partNames(spec)
   return names.length > 0 ? `the fields ${names.join(', ')}` : 'its fields'
 }
 
 const unknown = (name: string, spec: FormSpec) =>
-  `Unknown field ${name}. Accepted: ${accepted(spec).replace(/^the fields /, '')}.`
+  `Unknown field ${name}. Accepted: ${partNames(spec).join(', ')}.`
 
 function tooLarge(name: string, limit: number): FormRefusal {
   return new FormRefusal(413, `${name} is larger than ${formatBytes(limit)}.`, name)

@@ -3,8 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
 import type { Role, SessionInfo } from '../../../schema/index.ts'
+import { actionOf, mayUse, type StudioResource } from '../access.ts'
 import {
   csrfRefused,
+  forbiddenForRole,
   invalidBody,
   notSignedIn,
   rateLimited,
@@ -74,6 +76,19 @@ export function signedInName(request: FastifyRequest): string {
   const user = request.studioUser
   if (!user) throw new Error(`${request.method} ${request.routeOptions.url} ran without a signed-in user`)
   return user.name
+}
+
+/**
+ * A scope's guard, run on request before its body is read: signed in, with a role the access table (access.ts) lets
+ * use `resource` for what the method does; `forbidden` says who may.
+ */
+export function requireAccess(resource: StudioResource, forbidden: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = request.studioUser
+    if (!user) return refuse(reply, notSignedIn())
+    if (!mayUse(user.role, resource, actionOf(request.method)))
+      return refuse(reply, forbiddenForRole(forbidden))
+  }
 }
 
 /**

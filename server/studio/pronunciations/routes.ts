@@ -5,17 +5,8 @@ import {
   pronunciationImportSchema,
   pronunciationInputSchema,
 } from '../../../schema/index.ts'
-import { mayUse, type StudioAction } from '../access.ts'
-import { signedInName } from '../auth/routes.ts'
-import {
-  conflict,
-  forbiddenForRole,
-  notFound,
-  notSignedIn,
-  refuse,
-  refuseInvalid,
-  scopeErrorHandler,
-} from '../errors.ts'
+import { requireAccess, signedInName } from '../auth/routes.ts'
+import { conflict, notFound, refuse, refuseInvalid, scopeErrorHandler } from '../errors.ts'
 import type { PronunciationStore } from './store.ts'
 
 /**
@@ -39,14 +30,7 @@ const overLimit = (after: number) =>
 
 export function registerPronunciationRoutes(app: FastifyInstance, store: PronunciationStore) {
   app.register(async (scope) => {
-    // Before the body is read, so a refused caller's body is never parsed.
-    scope.addHook('onRequest', async (request, reply) => {
-      const user = request.studioUser
-      if (!user) return refuse(reply, notSignedIn())
-      const action: StudioAction = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'edit'
-      if (!mayUse(user.role, 'pronunciations', action))
-        return refuse(reply, forbiddenForRole('Only voice designers keep pronunciations.'))
-    })
+    scope.addHook('onRequest', requireAccess('pronunciations', 'Only voice designers keep pronunciations.'))
     scope.setErrorHandler(
       scopeErrorHandler({
         tooLarge: `A pronunciations request holds at most ${MAX_PRONUNCIATION_BODY_BYTES} bytes.`,

@@ -5,7 +5,7 @@ import {
   type PronunciationImportResult,
   pronunciationKey,
 } from '../../../schema/index.ts'
-import type { StudioStorage } from '../database.ts'
+import type { StudioStorage, StudioTables } from '../database.ts'
 
 /**
  * The studio's lexicon (studio.db or PostgreSQL), one for the whole studio. One entry per word and case rule, held by
@@ -13,16 +13,7 @@ import type { StudioStorage } from '../database.ts'
  * against schema/pronunciations.ts before they reach the store.
  */
 
-type Row = {
-  id: string
-  text: string
-  say_as: string
-  phonemes: string | null
-  case_sensitive: number
-  created_by: string
-  created_at: number
-  updated_at: number
-}
+type Row = Omit<StudioTables['pronunciations'], 'match_key'>
 
 const newPronunciationId = () => `pron_${randomBytes(16).toString('hex')}`
 const unixSeconds = () => Math.floor(Date.now() / 1000)

@@ -1,16 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { Role } from '../../../schema/index.ts'
 import { scriptDocumentSchema, scriptUpdateSchema } from '../../../schema/index.ts'
-import { signedInName } from '../auth/routes.ts'
-import {
-  conflict,
-  forbiddenForRole,
-  notFound,
-  notSignedIn,
-  refuse,
-  refuseInvalid,
-  scopeErrorHandler,
-} from '../errors.ts'
+import { requireAccess, signedInName } from '../auth/routes.ts'
+import { conflict, notFound, refuse, refuseInvalid, scopeErrorHandler } from '../errors.ts'
 import type { ScriptStore } from './store.ts'
 
 /**
@@ -24,19 +15,12 @@ import type { ScriptStore } from './store.ts'
  *   as saved now when the revision is stale, changing nothing.
  */
 
-const SCRIPT_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
 /** A 40,000-character script with an override on each of its 2,000 lines is about 700 KB of JSON. */
 export const MAX_SCRIPT_BODY_BYTES = 1024 * 1024
 
 export function registerScriptRoutes(app: FastifyInstance, store: ScriptStore) {
   app.register(async (scope) => {
-    // Before the body is read, so a refused caller's body is never parsed.
-    scope.addHook('onRequest', async (request, reply) => {
-      const user = request.studioUser
-      if (!user) return refuse(reply, notSignedIn())
-      if (!SCRIPT_ROLES.has(user.role))
-        return refuse(reply, forbiddenForRole('Only voice designers keep scripts.'))
-    })
+    scope.addHook('onRequest', requireAccess('scripts', 'Only voice designers keep scripts.'))
     // Body parsing errors (too large, not JSON) in the envelope, like the backend's own refusals.
     scope.setErrorHandler(
       scopeErrorHandler({

@@ -2,7 +2,6 @@ import multipart from '@fastify/multipart'
 import type { FastifyInstance } from 'fastify'
 import { formatBytes } from '../../../core/bytes.ts'
 import { readWav } from '../../../core/wav.ts'
-import type { Role } from '../../../schema/index.ts'
 import {
   MAX_TAKE_AUDIO_BYTES,
   MAX_TAKE_BYTES_PER_USER,
@@ -13,14 +12,12 @@ import {
 } from '../../../schema/index.ts'
 import { readMultipart } from '../../multipart.ts'
 import { pcm16WavHeader } from '../../wav.ts'
-import { signedInName } from '../auth/routes.ts'
+import { requireAccess, signedInName } from '../auth/routes.ts'
 import {
   audioErased,
   conflict,
-  forbiddenForRole,
   invalidBody,
   notFound,
-  notSignedIn,
   refuse,
   refuseInvalid,
   scopeErrorHandler,
@@ -46,8 +43,6 @@ import { savedVoiceOf, type TakeStore } from './store.ts'
  * A take whose saved voice (or its consent) was revoked keeps its row, marked `erased`; its audio answers 410.
  */
 
-const TAKE_ROLES: ReadonlySet<Role> = new Set(['designer', 'admin'])
-const LINEAGE_READERS: ReadonlySet<Role> = new Set(['consent_admin', 'admin'])
 const UPSTREAM_ID = /^[\w-]{1,200}$/
 
 /** The refusal's words: what happened and when, for the page to show beside the take. */
@@ -98,11 +93,10 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
   // For consent administrators, outside the designers' scope below.
   app.get<{ Querystring: { voice?: unknown; consent?: unknown } }>(
     '/api/takes/erasable',
+    {
+      onRequest: requireAccess('erasable takes', 'Only consent administrators see what a revocation erases.'),
+    },
     async (request, reply) => {
-      const user = request.studioUser
-      if (!user) return refuse(reply, notSignedIn())
-      if (!LINEAGE_READERS.has(user.role))
-        return refuse(reply, forbiddenForRole('Only consent administrators see what a revocation erases.'))
       const { voice, consent } = request.query
       const valid = (v: unknown): v is string => typeof v === 'string' && UPSTREAM_ID.test(v)
       if (voice !== undefined && !valid(voice))
@@ -127,13 +121,7 @@ export function registerTakeRoutes(app: FastifyInstance, store: TakeStore, linea
 
   app.register(async (scope) => {
     await scope.register(multipart, { throwFileSizeLimit: true })
-    // Before the body is read, so a refused caller's upload is never parsed.
-    scope.addHook('onRequest', async (request, reply) => {
-      const user = request.studioUser
-      if (!user) return refuse(reply, notSignedIn())
-      if (!TAKE_ROLES.has(user.role))
-        return refuse(reply, forbiddenForRole('Only voice designers keep takes.'))
-    })
+    scope.addHook('onRequest', requireAccess('takes', 'Only voice designers keep takes.'))
     scope.setErrorHandler(scopeErrorHandler({ internal: 'The take could not be stored.' }))
 
     scope.get<{ Params: { id: string } }>('/api/scripts/:id/takes', async (request, reply) => {
