@@ -55,7 +55,9 @@ const unit = await run(
  * second try. Each such suite runs once more, alone; it counts as failed only if it fails again, and is named at the
  * end either way, with the first run's message.
  */
-const unitReport = existsSync(`${OUT}/unit.json`) ? JSON.parse(readFileSync(`${OUT}/unit.json`, 'utf8')) : null
+const unitReport = existsSync(`${OUT}/unit.json`)
+  ? JSON.parse(readFileSync(`${OUT}/unit.json`, 'utf8'))
+  : null
 const unloaded = (unitReport?.testResults ?? []).filter(
   (file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed'),
 )
@@ -63,7 +65,14 @@ for (const file of unloaded) {
   const again = await run(
     'vitest (the suite again, alone)',
     'npx',
-    ['vitest', 'run', file.name, '--reporter=default', '--reporter=json', `--outputFile.json=${OUT}/again.json`],
+    [
+      'vitest',
+      'run',
+      file.name,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${OUT}/again.json`,
+    ],
     {},
     `${OUT}/again.json`,
     (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),

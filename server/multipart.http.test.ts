@@ -117,7 +117,13 @@ describe('readMultipart', () => {
     ],
     ['a file where text belongs', form([['name', bytes(3)]]), 400, 'name', /must be a text field/],
     ['text where a file belongs', form([['audio', 'x']]), 400, 'audio', /must be a file/],
-    ['a field over its limit', form([['note', 'x'.repeat(65)]]), 400, 'note', /^note is longer than 64 bytes\.$/],
+    [
+      'a field over its limit',
+      form([['note', 'x'.repeat(65)]]),
+      400,
+      'note',
+      /^note is longer than 64 bytes\.$/,
+    ],
     ['a file over its limit (thrown)', form([['audio', bytes(1001)]]), 413, 'audio', /larger than/],
   ])('refuses %s', async (_what, body, status, param, message) => {
     const res = await post('/strict', body)

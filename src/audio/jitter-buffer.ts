@@ -1,6 +1,6 @@
+import { CubicResampler } from './cubic-resampler.ts'
 import { PeriodStretcher } from './period-stretch.ts'
 import { RingBuffer } from './ring-buffer.ts'
-import { CubicResampler } from './cubic-resampler.ts'
 
 /**
  * The playback logic of the worklet, free of Web Audio so it runs in unit tests: a ring of 24 kHz samples that

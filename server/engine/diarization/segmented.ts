@@ -1,8 +1,9 @@
 /**
  * The diarizer on the segmentation model (docs/diarization.md): speech from Silero VAD and the model together;
  * 10 s windows a second apart, each decoded to local speakers and overlap; local speakers of overlapping windows
- * linked where their activity agrees (stitch.ts); the chains that holds compared side by side by the model itself
- * (reidentify.ts) and grouped (chain-clusters.ts), so a speaker who comes back after a long gap is found again; each
+ * linked where their activity agrees (stitch.ts) and cut where their voice changes (chain-splits.ts); the chains
+ * compared by the speaker verifier's embedding (reidentify.ts) and grouped (chain-clusters.ts), so a speaker who
+ * comes back after a long gap is found again; each
  * frame then keeps as many speakers as the windows hear (reconstruct.ts). Spans of two speakers overlap where both talk.
  */
 import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
@@ -10,6 +11,7 @@ import type { Segmenter } from '../segmentation/segmenter.ts'
 import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speaker/index.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { clusterChains } from './chain-clusters.ts'
+import { type ChainSplitOptions, clipTracks, type GridRange, splitChains } from './chain-splits.ts'
 import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
@@ -42,6 +44,12 @@ export interface SegmentationDiarizerOptions {
   minRunSeconds?: number
   /** Chains with less solo speech than this are not compared with each other but joined to the closest speaker. */
   minChainSeconds?: number
+  /**
+   * Cutting chains where the voice changes (chain-splits.ts), with the speaker verifier's embedding; a cut needs the
+   * two sides less alike (`cutBelow`) than the 0.13 from which chains are joined, as one person's two sittings can
+   * score between the two. null: chains are kept whole.
+   */
+  split?: Partial<ChainSplitOptions> | null
   /** Speech detection beside the model's own; null: the model's alone. */
   vad?: DetectOptions | null
   /**
@@ -66,6 +74,7 @@ export const SEGMENTATION_DEFAULTS = {
   excerptSeconds: 5,
   minRunSeconds: 0.3,
   minChainSeconds: 1,
+  split: { stretchSeconds: 5, minSeconds: 1, cutBelow: 0.05 } as Partial<ChainSplitOptions> | null,
   vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 } as DetectOptions | null,
   minApartSeconds: 1,
   ownSpeakerBelow: 0,
@@ -80,6 +89,8 @@ export interface LocalAnalysis {
   counts: Uint8Array
   /** Chain of each local speaker (−1: never active). */
   chains: Int32Array
+  /** The part of the grid each piece of a cut chain owns (chain-splits.ts). */
+  ranges: ReadonlyMap<number, GridRange>
 }
 
 export interface SegmentationDiarizer extends Diarizer {
@@ -91,21 +102,24 @@ export interface SegmentationDiarizer extends Diarizer {
 export function createSegmentationDiarizer(options: SegmentationDiarizerOptions = {}): SegmentationDiarizer {
   const config = { ...SEGMENTATION_DEFAULTS, ...options }
   const segmenter = options.segmenter ?? createPyannoteSegmenter()
+  const embedder = createSpeakerEmbedder()
   const comparer: ExcerptComparer =
     config.compare === 'model'
       ? modelComparer(segmenter)
       : config.compare === 'embedding'
-        ? embeddingComparer(createSpeakerEmbedder(), DEFAULT_VERIFICATION_THRESHOLD)
+        ? embeddingComparer(embedder, DEFAULT_VERIFICATION_THRESHOLD)
         : config.compare
+  const split = config.split && { ...(SEGMENTATION_DEFAULTS.split as ChainSplitOptions), ...config.split }
 
   async function analyze(audio: Float32Array, signal?: AbortSignal): Promise<LocalAnalysis> {
     const speech = config.vad ? await detectSpeech(audio, { ...config.vad, signal }) : []
     const local = await localSpeakers(audio, segmenter, speech, config, signal)
-    return {
-      local,
-      counts: speakerCounts(local, config.countOffset),
-      chains: stitch(local, config.minAgreement),
-    }
+    const stitched = stitch(local, config.minAgreement)
+    signal?.throwIfAborted()
+    const { chains, ranges } = split
+      ? splitChains(audio, local, stitched, embedder, split)
+      : { chains: stitched, ranges: new Map<number, GridRange>() }
+    return { local, counts: speakerCounts(local, config.countOffset), chains, ranges }
   }
 
   function spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number): SpeakerSpan[] {
@@ -144,6 +158,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const total = Math.max(-1, ...chains) + 1
     if (total === 0) return chains
     const tracks = chainTracks(local, chains, total)
+    clipTracks(tracks, analysis.ranges)
     const excerpts = soloExcerpts(audio, local, tracks, config.excerptSeconds, config.minRunSeconds)
     const apart = chainsApart(
       local,

@@ -1,7 +1,9 @@
 /**
- * Linking local speakers of overlapping windows into chains: two local speakers whose activity agrees where their
+ * Linking local speakers of neighbouring windows into chains: two local speakers whose activity agrees where their
  * windows overlap (intersection over union at least `minAgreement`) are one person, most agreeing pairs first, and
- * never two speakers of one window (a chain holds at most one local speaker per window).
+ * never two speakers of one window (a chain holds at most one local speaker per window). Only windows next to each
+ * other are compared: they share all but one step of audio, and the agreement of windows further apart, on less
+ * shared audio, tells one person from two less well (docs/diarization.md).
  */
 import type { LocalSpeakers } from './local-speakers.ts'
 
@@ -21,25 +23,23 @@ export function stitch(ls: LocalSpeakers, minAgreement: number): Int32Array {
       }
   })
   const links: { a: number; b: number; agreement: number }[] = []
-  for (let w = 0; w < ls.activity.length; w++) {
-    for (let v = w + 1; v < ls.activity.length; v++) {
-      const offset = (ls.starts[v] as number) - (ls.starts[w] as number)
-      if (offset >= frames) break
-      const aw = ls.activity[w] as Uint8Array
-      const av = ls.activity[v] as Uint8Array
-      for (let i = 0; i < speakers; i++) {
-        for (let j = 0; j < speakers; j++) {
-          let both = 0
-          let either = 0
-          for (let f = offset; f < frames; f++) {
-            const x = aw[f * speakers + i] as number
-            const y = av[(f - offset) * speakers + j] as number
-            both += x & y
-            either += x | y
-          }
-          if (either > 0 && both / either >= minAgreement)
-            links.push({ a: node(ls, w, i), b: node(ls, v, j), agreement: both / either })
+  for (let w = 0, v = 1; v < ls.activity.length; w++, v++) {
+    const offset = (ls.starts[v] as number) - (ls.starts[w] as number)
+    if (offset >= frames) continue
+    const aw = ls.activity[w] as Uint8Array
+    const av = ls.activity[v] as Uint8Array
+    for (let i = 0; i < speakers; i++) {
+      for (let j = 0; j < speakers; j++) {
+        let both = 0
+        let either = 0
+        for (let f = offset; f < frames; f++) {
+          const x = aw[f * speakers + i] as number
+          const y = av[(f - offset) * speakers + j] as number
+          both += x & y
+          either += x | y
         }
+        if (either > 0 && both / either >= minAgreement)
+          links.push({ a: node(ls, w, i), b: node(ls, v, j), agreement: both / either })
       }
     }
   }
