@@ -3,7 +3,7 @@ import { concat } from '../../../core/concat.ts'
 import { realSpeechAvailable, spokenDigits } from '../../testing/speakers.ts'
 import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
 import { createSpeakerEmbedder } from '../speaker/index.ts'
-import { type ChainSplitOptions, clipTracks, splitChains } from './chain-splits.ts'
+import { type ChainSplitOptions, splitChains } from './chain-splits.ts'
 import type { LocalSpeakers } from './local-speakers.ts'
 import { chainTracks } from './reidentify.ts'
 import { SEGMENTATION_DEFAULTS } from './segmented.ts'
@@ -64,8 +64,7 @@ describe.skipIf(!realSpeechAvailable())('cutting chains where the voice changes 
     const [, to] = ranges.get(pieceAt(handover - 3) as number) ?? [0, 0]
     expect(Math.abs(to * local.segmenter.frameStep - handover)).toBeLessThan(5)
     // The pieces' tracks do not share a frame of speech.
-    const tracks = chainTracks(local, chains, 2)
-    clipTracks(tracks, ranges)
+    const tracks = chainTracks(local, chains, 2, ranges)
     const heard = tracks.map(
       ({ start, heard: h }) => new Set([...h].flatMap((x, f) => (x ? [start + f] : []))),
     )

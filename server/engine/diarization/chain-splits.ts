@@ -27,7 +27,7 @@ export type GridRange = readonly [from: number, to: number]
 export interface SplitChains {
   /** Chain of each local speaker after the cuts, numbered from 0 (−1: never active). */
   chains: Int32Array
-  /** The part of the grid each piece of a cut chain owns (chains that were not cut are absent). */
+  /** The part of the grid each piece of a cut chain owns, for chainTracks (chains that were not cut are absent). */
   ranges: Map<number, GridRange>
 }
 
@@ -81,20 +81,6 @@ export function splitChains(
   const ranges = new Map<number, GridRange>()
   for (const [c, range] of owned) if (numbering.has(c)) ranges.set(numbering.get(c) as number, range)
   return { chains: renumbered, ranges }
-}
-
-/** Tracks of cut chains kept to the grid their piece owns, so that two pieces' excerpts never share speech. */
-export function clipTracks(tracks: readonly ChainTrack[], ranges: ReadonlyMap<number, GridRange>): void {
-  for (const [c, [from, to]] of ranges) {
-    const track = tracks[c]
-    if (!track) continue
-    for (let f = 0; f < track.solo.length; f++) {
-      const g = track.start + f
-      if (g >= from && g < to) continue
-      track.solo[f] = 0
-      track.heard[f] = 0
-    }
-  }
 }
 
 function stretchesOf(

@@ -31,9 +31,15 @@ export interface ChainTrack {
 
 /**
  * Each chain's track, judged window by window, so a chain heard in few windows keeps its speech beside a chain heard
- * in many; memory is the chains' own spans of the grid, not chains × recording.
+ * in many; memory is the chains' own spans of the grid, not chains × recording. A chain listed in `ranges` (a piece
+ * of a cut chain, chain-splits.ts) is kept to its part of the grid, so two pieces never share speech.
  */
-export function chainTracks(ls: LocalSpeakers, chains: Int32Array, total: number): ChainTrack[] {
+export function chainTracks(
+  ls: LocalSpeakers,
+  chains: Int32Array,
+  total: number,
+  ranges: ReadonlyMap<number, readonly [from: number, to: number]> = new Map(),
+): ChainTrack[] {
   const { frames: perWindow, speakers } = ls.segmenter
   const first = new Int32Array(total).fill(-1)
   const last = new Int32Array(total)
@@ -45,6 +51,11 @@ export function chainTracks(ls: LocalSpeakers, chains: Int32Array, total: number
       last[c] = (ls.starts[w] as number) + perWindow
     }
   })
+  for (const [c, [from, to]] of ranges) {
+    if ((first[c] as number) < 0) continue
+    first[c] = Math.max(first[c] as number, from)
+    last[c] = Math.min(last[c] as number, to)
+  }
   const counts = Array.from({ length: total }, (_, c) => {
     const length = Math.max(0, (last[c] as number) - (first[c] as number))
     return {
@@ -60,7 +71,8 @@ export function chainTracks(ls: LocalSpeakers, chains: Int32Array, total: number
       if (c < 0) continue
       const { present, active, alone } = counts[c] as (typeof counts)[number]
       const offset = start - (first[c] as number)
-      for (let f = 0; f < perWindow; f++) {
+      const end = Math.min(perWindow, present.length - offset)
+      for (let f = Math.max(0, -offset); f < end; f++) {
         let others = 0
         for (let t = 0; t < speakers; t++) if (t !== s) others += a[f * speakers + t] as number
         const at = offset + f

@@ -11,7 +11,7 @@ import type { Segmenter } from '../segmentation/segmenter.ts'
 import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speaker/index.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { clusterChains } from './chain-clusters.ts'
-import { type ChainSplitOptions, clipTracks, type GridRange, splitChains } from './chain-splits.ts'
+import { type ChainSplitOptions, type GridRange, splitChains } from './chain-splits.ts'
 import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
@@ -157,8 +157,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const { local, chains } = analysis
     const total = Math.max(-1, ...chains) + 1
     if (total === 0) return chains
-    const tracks = chainTracks(local, chains, total)
-    clipTracks(tracks, analysis.ranges)
+    const tracks = chainTracks(local, chains, total, analysis.ranges)
     const excerpts = soloExcerpts(audio, local, tracks, config.excerptSeconds, config.minRunSeconds)
     const apart = chainsApart(
       local,
