@@ -1,7 +1,8 @@
 /**
  * Chains of local speakers grouped into the recording's speakers: average-linkage agglomeration over the model's
  * same-speaker scores, never joining two chains heard as different speakers of one window, until no pair scores
- * `threshold` or more — or, with a count given, until that count is reached.
+ * `threshold` or more — or, with a count given, until that count is reached. Joins a count forces on groups that
+ * score as different people take the least-heard group each time, so the fewest seconds go to someone else.
  */
 
 export interface ChainClusterOptions {
@@ -10,6 +11,8 @@ export interface ChainClusterOptions {
   numSpeakers?: number
   minSpeakers?: number
   maxSpeakers?: number
+  /** Seconds heard of each chain; without them every chain weighs the same. */
+  seconds?: ArrayLike<number>
 }
 
 /**
@@ -53,6 +56,7 @@ export function clusterChains(
     if (!pair) break
     const mustMerge = groups.length > most
     if (!mustMerge && best < opts.threshold) break
+    if (best < opts.threshold) pair = forcedPair(groups, linkage, opts.seconds)
     const [i, j] = pair
     groups[i] = [...(groups[i] as number[]), ...(groups[j] as number[])]
     groups = groups.filter((_, k) => k !== j)
@@ -62,4 +66,22 @@ export function clusterChains(
     for (const c of g) out[c] = id
   })
   return out
+}
+
+/** The least-heard group and the group it is most like (heard apart from all of them: the first). */
+function forcedPair(
+  groups: number[][],
+  linkage: (x: number[], y: number[]) => number,
+  seconds?: ArrayLike<number>,
+): [number, number] {
+  const weight = (g: number[]) => g.reduce((t, c) => t + (seconds ? (seconds[c] as number) : 1), 0)
+  const least = groups.reduce((a, g, i) => (weight(g) < weight(groups[a] as number[]) ? i : a), 0)
+  let partner = -1
+  let best = Number.NEGATIVE_INFINITY
+  groups.forEach((g, i) => {
+    if (i === least) return
+    const score = linkage(groups[least] as number[], g)
+    if (partner < 0 || score > best) [partner, best] = [i, score]
+  })
+  return least < partner ? [least, partner] : [partner, least]
 }

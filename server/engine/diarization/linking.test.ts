@@ -72,6 +72,24 @@ describe('clustering chains', () => {
     expect(new Set(clusterChains(similarity, none, { threshold: 0.5, maxSpeakers: 1 })).size).toBe(1)
     expect(new Set(clusterChains(similarity, none, { threshold: 0.5, minSpeakers: 3 })).size).toBe(3)
   })
+
+  it('forced below the people heard, joins the least-heard group to the one it is most like', () => {
+    // Four chains, all different people (every score under the threshold); 0 and 1 score highest together.
+    const four = [
+      Float64Array.of(Number.NaN, 0.3, 0.1, 0.2),
+      Float64Array.of(0.3, Number.NaN, 0.1, 0.1),
+      Float64Array.of(0.1, 0.1, Number.NaN, 0.25),
+      Float64Array.of(0.2, 0.1, 0.25, Number.NaN),
+    ]
+    const apart = four.map(() => new Uint8Array(4))
+    const seconds = [20, 15, 1, 2]
+    // Chain 2 (1 s) joins 3, its likeliest; then {2, 3} (3 s) joins 0: the two long voices stay apart.
+    expect([...clusterChains(four, apart, { threshold: 0.5, numSpeakers: 2, seconds })]).toEqual([0, 1, 0, 0])
+    // Heard apart from every other group, it still joins one: the count is met.
+    apart[2]?.fill(1)
+    for (const row of apart) row[2] = 1
+    expect(new Set(clusterChains(four, apart, { threshold: 0.5, numSpeakers: 2, seconds })).size).toBe(2)
+  })
 })
 
 describe('reconstruction', () => {

@@ -184,17 +184,22 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     const apartCompared = compared.map((a) =>
       Uint8Array.from(compared, (b) => (apart[a] as Uint8Array)[b] as number),
     )
-    const clusterOf = clusterChains(similarity, apartCompared, { ...count, threshold: comparer.threshold })
-    const speakerOfChain = new Int32Array(total).fill(-1)
-    compared.forEach((c, i) => {
-      speakerOfChain[c] = clusterOf[i] as number
-    })
     const activeSeconds = Float64Array.from(
       tracks,
       (t) => t.heard.reduce((n, x) => n + x, 0) * local.segmenter.frameStep,
     )
+    const clusterOf = clusterChains(similarity, apartCompared, {
+      ...count,
+      threshold: comparer.threshold,
+      seconds: compared.map((c) => activeSeconds[c] as number),
+    })
+    const speakerOfChain = new Int32Array(total).fill(-1)
+    compared.forEach((c, i) => {
+      speakerOfChain[c] = clusterOf[i] as number
+    })
     const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
-    await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, wanted, signal)
+    const most = count.numSpeakers ?? count.maxSpeakers ?? Number.POSITIVE_INFINITY
+    await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, { wanted, most }, signal)
     const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
     return splitToCount(local, labels, wanted, analysis.counts, config.minSpeakerSeconds)
   }
@@ -205,7 +210,8 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
    * when it has solo speech to compare (under a second is too little voice for an embedding) unless that scores
    * under `ownSpeakerBelow`; else the most active such speaker. A chain every
    * speaker shared a window with (someone who talks mostly over others) is a speaker of its own when it is active
-   * for `minSpeakerSeconds`, and is left out when shorter.
+   * for `minSpeakerSeconds`, and is left out when shorter — unless `most` speakers are found already: then any
+   * speaker may take it, and a count given is never exceeded.
    */
   async function joinSmallChains(
     excerpts: Excerpt[],
@@ -213,7 +219,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     speakerOfChain: Int32Array,
     apart: Uint8Array[],
     activeSeconds: Float64Array,
-    wanted: number,
+    { wanted, most }: { wanted: number; most: number },
     signal?: AbortSignal,
   ): Promise<void> {
     const members = new Map<number, number[]>()
@@ -226,9 +232,11 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
       .filter((c) => (speakerOfChain[c] as number) < 0)
       .sort((a, b) => (activeSeconds[b] as number) - (activeSeconds[a] as number))
     for (const c of small) {
-      const feasible = [...members.keys()].filter((speaker) =>
+      const full = members.size >= most
+      const neverWith = [...members.keys()].filter((speaker) =>
         (members.get(speaker) as number[]).every((other) => !(apart[c] as Uint8Array)[other]),
       )
+      const feasible = neverWith.length === 0 && full ? [...members.keys()] : neverWith
       let speaker: number | undefined
       // Short of the count asked for, the most active of the small chains are speakers of their own.
       if (members.size < wanted) speaker = Math.max(-1, ...members.keys()) + 1
@@ -245,7 +253,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
           signal,
         )
         const best = scores.reduce((a, x, i) => (x > (scores[a] as number) ? i : a), 0)
-        if ((scores[best] as number) >= config.ownSpeakerBelow) speaker = feasible[best]
+        if (full || (scores[best] as number) >= config.ownSpeakerBelow) speaker = feasible[best]
       } else if (feasible.length > 0) {
         speaker = feasible.reduce((a, b) => (talk(b) > talk(a) ? b : a))
       }
