@@ -16,12 +16,12 @@ import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan }
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
 import {
+  type ChainTrack,
   chainTracks,
   type Excerpt,
   type ExcerptComparer,
   embeddingComparer,
   modelComparer,
-  sameSpeaker,
   soloExcerpts,
 } from './reidentify.ts'
 import { chainsApart, stitch } from './stitch.ts'
@@ -57,8 +57,6 @@ export interface SegmentationDiarizerOptions {
    * voice at a window's edge, or the model's reaction to a change of room, is too little to forbid a link.
    */
   minApartSeconds?: number
-  /** Same-speaker score under which a small chain is a speaker of its own rather than joined to the closest. */
-  ownSpeakerBelow?: number
   /** How long a chain must be heard (seconds of the recording) to be a speaker of its own. */
   minSpeakerSeconds?: number
   /** Gaps in one speaker's speech shorter than this are closed. */
@@ -77,7 +75,6 @@ export const SEGMENTATION_DEFAULTS = {
   split: { stretchSeconds: 5, minSeconds: 1, cutBelow: 0.05 } as Partial<ChainSplitOptions> | null,
   vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 } as DetectOptions | null,
   minApartSeconds: 1,
-  ownSpeakerBelow: 0,
   minSpeakerSeconds: 2,
   bridgeSeconds: 0,
   countOffset: 0,
@@ -199,67 +196,59 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     })
     const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
     const most = count.numSpeakers ?? count.maxSpeakers ?? Number.POSITIVE_INFINITY
-    await joinSmallChains(excerpts, compared, speakerOfChain, apart, activeSeconds, { wanted, most }, signal)
+    joinSmallChains(tracks, compared, speakerOfChain, apart, activeSeconds, { wanted, most })
     const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
     return splitToCount(local, labels, wanted, analysis.counts, config.minSpeakerSeconds)
   }
 
   /**
-   * Each chain too small to be compared with the others, the most active first, goes to a speaker it never shared a
-   * window with as another local speaker: the one whose longest chain the model finds most like it, side by side,
-   * when it has solo speech to compare (under a second is too little voice for an embedding) unless that scores
-   * under `ownSpeakerBelow`; else the most active such speaker. A chain every
-   * speaker shared a window with (someone who talks mostly over others) is a speaker of its own when it is active
-   * for `minSpeakerSeconds`, and is left out when shorter — unless `most` speakers are found already: then any
-   * speaker may take it, and a count given is never exceeded.
+   * Each chain too small to be compared with the others (under a second of solo speech is too little voice for an
+   * embedding), the most active first, goes to the speaker heard nearest it in time among those it never shared a
+   * window with as another local speaker (the more active on a tie). A chain every speaker shared a window with
+   * (someone who talks mostly over others) is a speaker of its own when it is active for `minSpeakerSeconds`, and is
+   * left out when shorter — unless `most` speakers are found already: then any speaker may take it, and a count
+   * given is never exceeded. Short of the count asked for, the most active small chains are speakers of their own.
    */
-  async function joinSmallChains(
-    excerpts: Excerpt[],
+  function joinSmallChains(
+    tracks: readonly ChainTrack[],
     compared: number[],
     speakerOfChain: Int32Array,
     apart: Uint8Array[],
     activeSeconds: Float64Array,
     { wanted, most }: { wanted: number; most: number },
-    signal?: AbortSignal,
-  ): Promise<void> {
+  ): void {
     const members = new Map<number, number[]>()
     for (const c of compared)
       members.set(speakerOfChain[c] as number, [...(members.get(speakerOfChain[c] as number) ?? []), c])
     const talk = (speaker: number) =>
       (members.get(speaker) ?? []).reduce((t, c) => t + (activeSeconds[c] as number), 0)
-    const small = excerpts
+    /** Grid frames between the spans of chains a and b (0 where they overlap). */
+    const gap = (a: number, b: number) => {
+      const [x, y] = [tracks[a] as ChainTrack, tracks[b] as ChainTrack]
+      return Math.max(0, y.start - (x.start + x.heard.length), x.start - (y.start + y.heard.length))
+    }
+    const small = tracks
       .map((_, c) => c)
       .filter((c) => (speakerOfChain[c] as number) < 0)
       .sort((a, b) => (activeSeconds[b] as number) - (activeSeconds[a] as number))
     for (const c of small) {
-      const full = members.size >= most
-      const neverWith = [...members.keys()].filter((speaker) =>
-        (members.get(speaker) as number[]).every((other) => !(apart[c] as Uint8Array)[other]),
-      )
-      const feasible = neverWith.length === 0 && full ? [...members.keys()] : neverWith
       let speaker: number | undefined
-      // Short of the count asked for, the most active of the small chains are speakers of their own.
       if (members.size < wanted) speaker = Math.max(-1, ...members.keys()) + 1
-      else if (feasible.length > 0 && (excerpts[c] as Excerpt).seconds >= config.minRunSeconds) {
-        const representatives = feasible.map((f) =>
-          (members.get(f) as number[]).reduce((a, b) =>
-            (excerpts[b] as Excerpt).seconds > (excerpts[a] as Excerpt).seconds ? b : a,
-          ),
+      else {
+        const neverWith = [...members.keys()].filter((s) =>
+          (members.get(s) as number[]).every((other) => !(apart[c] as Uint8Array)[other]),
         )
-        const scores = await sameSpeaker(
-          segmenter,
-          excerpts,
-          representatives.map((r) => [c, r] as [number, number]),
-          signal,
-        )
-        const best = scores.reduce((a, x, i) => (x > (scores[a] as number) ? i : a), 0)
-        if (full || (scores[best] as number) >= config.ownSpeakerBelow) speaker = feasible[best]
-      } else if (feasible.length > 0) {
-        speaker = feasible.reduce((a, b) => (talk(b) > talk(a) ? b : a))
-      }
-      if (speaker === undefined) {
-        if ((activeSeconds[c] as number) < config.minSpeakerSeconds) continue
-        speaker = Math.max(-1, ...members.keys()) + 1
+        const candidates = neverWith.length === 0 && members.size >= most ? [...members.keys()] : neverWith
+        const distance = (s: number) => Math.min(...(members.get(s) as number[]).map((o) => gap(c, o)))
+        speaker = candidates.reduce<number | undefined>((best, s) => {
+          if (best === undefined) return s
+          const [d, e] = [distance(s), distance(best)]
+          return d < e || (d === e && talk(s) > talk(best)) ? s : best
+        }, undefined)
+        if (speaker === undefined) {
+          if ((activeSeconds[c] as number) < config.minSpeakerSeconds) continue
+          speaker = Math.max(-1, ...members.keys()) + 1
+        }
       }
       speakerOfChain[c] = speaker
       members.set(speaker, [...(members.get(speaker) ?? []), c])
