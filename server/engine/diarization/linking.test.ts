@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clusterChains } from './chain-clusters.ts'
+import { clusterChains, joinSmallChains } from './chain-clusters.ts'
 import { type LocalSpeakers, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
 import { splitToCount } from './segmented.ts'
@@ -89,6 +89,55 @@ describe('clustering chains', () => {
     apart[2]?.fill(1)
     for (const row of apart) row[2] = 1
     expect(new Set(clusterChains(four, apart, { threshold: 0.5, numSpeakers: 2, seconds })).size).toBe(2)
+  })
+})
+
+describe('joining small chains', () => {
+  // Chains 0 and 1 were compared (speakers 0 and 1, grid frames 0–100 and 200–300); 2–4 are small (4, the most heard, is placed first, far from the rest).
+  const track = (start: number, length: number) => ({
+    start,
+    heard: new Uint8Array(length).fill(1),
+    solo: new Uint8Array(length),
+  })
+  const tracks = [track(0, 100), track(200, 100), track(180, 10), track(110, 10), track(400, 30)]
+  const seconds = Float64Array.of(10, 10, 1, 1, 3)
+  const apartOf = (pairs: [number, number][]) => {
+    const apart = tracks.map(() => new Uint8Array(tracks.length))
+    for (const [a, b] of pairs) [(apart[a] as Uint8Array)[b], (apart[b] as Uint8Array)[a]] = [1, 1]
+    return apart
+  }
+  const join = (apart: Uint8Array[], count: { wanted: number; most: number }) => {
+    const speakers = Int32Array.of(0, 1, -1, -1, -1)
+    joinSmallChains(tracks, [0, 1], speakers, apart, seconds, { ...count, minSpeakerSeconds: 2 })
+    return [...speakers]
+  }
+
+  it('gives each the speaker heard nearest it in time that it never shared a window with', () => {
+    // 2 is next to speaker 1; 3 is next to speaker 0 but shared a window with it; 4 shared one with both and is heard
+    // 3 s: a speaker of its own.
+    expect(
+      join(
+        apartOf([
+          [3, 0],
+          [4, 0],
+          [4, 1],
+        ]),
+        { wanted: 1, most: Number.POSITIVE_INFINITY },
+      ),
+    ).toEqual([0, 1, 1, 1, 2])
+  })
+
+  it('never exceeds a count given, and meets one above the speakers found with the most active', () => {
+    expect(
+      join(
+        apartOf([
+          [4, 0],
+          [4, 1],
+        ]),
+        { wanted: 2, most: 2 },
+      ),
+    ).toEqual([0, 1, 1, 0, 1])
+    expect(join(apartOf([]), { wanted: 3, most: 3 })).toEqual([0, 1, 1, 0, 2])
   })
 })
 

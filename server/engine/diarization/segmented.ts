@@ -10,13 +10,12 @@ import { createPyannoteSegmenter } from '../segmentation/pyannote.ts'
 import type { Segmenter } from '../segmentation/segmenter.ts'
 import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speaker/index.ts'
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
-import { clusterChains } from './chain-clusters.ts'
+import { clusterChains, joinSmallChains } from './chain-clusters.ts'
 import { type ChainSplitOptions, type GridRange, splitChains } from './chain-splits.ts'
 import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
 import {
-  type ChainTrack,
   chainTracks,
   type Excerpt,
   type ExcerptComparer,
@@ -196,63 +195,13 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     })
     const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
     const most = count.numSpeakers ?? count.maxSpeakers ?? Number.POSITIVE_INFINITY
-    joinSmallChains(tracks, compared, speakerOfChain, apart, activeSeconds, { wanted, most })
+    joinSmallChains(tracks, compared, speakerOfChain, apart, activeSeconds, {
+      wanted,
+      most,
+      minSpeakerSeconds: config.minSpeakerSeconds,
+    })
     const labels = Int32Array.from(chains, (c) => (c < 0 ? -1 : (speakerOfChain[c] as number)))
     return splitToCount(local, labels, wanted, analysis.counts, config.minSpeakerSeconds)
-  }
-
-  /**
-   * Each chain too small to be compared with the others (under a second of solo speech is too little voice for an
-   * embedding), the most active first, goes to the speaker heard nearest it in time among those it never shared a
-   * window with as another local speaker (the more active on a tie). A chain every speaker shared a window with
-   * (someone who talks mostly over others) is a speaker of its own when it is active for `minSpeakerSeconds`, and is
-   * left out when shorter — unless `most` speakers are found already: then any speaker may take it, and a count
-   * given is never exceeded. Short of the count asked for, the most active small chains are speakers of their own.
-   */
-  function joinSmallChains(
-    tracks: readonly ChainTrack[],
-    compared: number[],
-    speakerOfChain: Int32Array,
-    apart: Uint8Array[],
-    activeSeconds: Float64Array,
-    { wanted, most }: { wanted: number; most: number },
-  ): void {
-    const members = new Map<number, number[]>()
-    for (const c of compared)
-      members.set(speakerOfChain[c] as number, [...(members.get(speakerOfChain[c] as number) ?? []), c])
-    const talk = (speaker: number) =>
-      (members.get(speaker) ?? []).reduce((t, c) => t + (activeSeconds[c] as number), 0)
-    /** Grid frames between the spans of chains a and b (0 where they overlap). */
-    const gap = (a: number, b: number) => {
-      const [x, y] = [tracks[a] as ChainTrack, tracks[b] as ChainTrack]
-      return Math.max(0, y.start - (x.start + x.heard.length), x.start - (y.start + y.heard.length))
-    }
-    const small = tracks
-      .map((_, c) => c)
-      .filter((c) => (speakerOfChain[c] as number) < 0)
-      .sort((a, b) => (activeSeconds[b] as number) - (activeSeconds[a] as number))
-    for (const c of small) {
-      let speaker: number | undefined
-      if (members.size < wanted) speaker = Math.max(-1, ...members.keys()) + 1
-      else {
-        const neverWith = [...members.keys()].filter((s) =>
-          (members.get(s) as number[]).every((other) => !(apart[c] as Uint8Array)[other]),
-        )
-        const candidates = neverWith.length === 0 && members.size >= most ? [...members.keys()] : neverWith
-        const distance = (s: number) => Math.min(...(members.get(s) as number[]).map((o) => gap(c, o)))
-        speaker = candidates.reduce<number | undefined>((best, s) => {
-          if (best === undefined) return s
-          const [d, e] = [distance(s), distance(best)]
-          return d < e || (d === e && talk(s) > talk(best)) ? s : best
-        }, undefined)
-        if (speaker === undefined) {
-          if ((activeSeconds[c] as number) < config.minSpeakerSeconds) continue
-          speaker = Math.max(-1, ...members.keys()) + 1
-        }
-      }
-      speakerOfChain[c] = speaker
-      members.set(speaker, [...(members.get(speaker) ?? []), c])
-    }
   }
 }
 
