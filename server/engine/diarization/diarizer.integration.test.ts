@@ -93,11 +93,12 @@ describe('diarizer', () => {
   )
 
   it.skipIf(!existsSync(join(MEETINGS_DIR, 'train.rttm')))(
-    'gives a count below the people heard exactly, each speaker holding the floor alone somewhere',
+    'gives a count exactly: below the people heard, each holding the floor alone somewhere; all of them, the sparse too',
     async () => {
       // trn08: four people who mostly talk over one another. Asked for two, a third speaker used to slip in (a
       // chain every speaker shared a window with), and the forced joins merged the two longest voices.
-      const [meeting] = (await loadMeetings()).filter((m) => m.id === 'trn08')
+      const meetings = await loadMeetings()
+      const [meeting] = meetings.filter((m) => m.id === 'trn08')
       const diarizer = createDiarizer()
       for (const count of [{ numSpeakers: 2 }, { maxSpeakers: 2 }]) {
         const spans = await diarizer.diarize((meeting as { audio: Float32Array }).audio, count)
@@ -110,6 +111,11 @@ describe('diarizer', () => {
           expect(alone, `${JSON.stringify(count)} speaker ${speaker}`).toBeGreaterThan(1)
         }
       }
+      // trn01: four people in 5.8 s of speech, three of them under a second each and mostly over someone else.
+      // Asked for four, all four are named (they used to vanish in reconstruction, leaving two).
+      const [sparse] = meetings.filter((m) => m.id === 'trn01')
+      const four = await diarizer.diarize((sparse as { audio: Float32Array }).audio, { numSpeakers: 4 })
+      expect(new Set(four.map((s) => s.speaker))).toEqual(new Set([0, 1, 2, 3]))
     },
     120_000,
   )

@@ -14,12 +14,18 @@ export interface Activity {
   active: Uint8Array
 }
 
-/** `labels[node]` is the speaker of each local speaker (−1: none). */
+/**
+ * `labels[node]` is the speaker of each local speaker (−1: none). With `everyone`, a speaker the counts leave out of
+ * every frame (always outvoted where the windows hear fewer people) is heard wherever one of its local speakers is
+ * active: a count asked for then names someone the model heard rather than nobody. (Where most windows hear it,
+ * as for everyone else, finds no frame for any of them on the ten excerpts.)
+ */
 export function reconstruct(
   ls: LocalSpeakers,
   labels: Int32Array,
   speakers: number,
   counts: Uint8Array,
+  everyone = false,
 ): Activity {
   const { frames: perWindow, speakers: local } = ls.segmenter
   const score = new Float32Array(speakers * ls.frames)
@@ -43,6 +49,11 @@ export function reconstruct(
       const s = order[i] as number
       if ((score[s * ls.frames + g] as number) > 0) active[s * ls.frames + g] = 1
     }
+  }
+  for (let s = 0; everyone && s < speakers; s++) {
+    const row = active.subarray(s * ls.frames, (s + 1) * ls.frames)
+    if (row.some((x) => x > 0)) continue
+    for (let g = 0; g < ls.frames; g++) if ((score[s * ls.frames + g] as number) > 0) row[g] = 1
   }
   return { speakers, frames: ls.frames, active }
 }

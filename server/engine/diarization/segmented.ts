@@ -92,7 +92,7 @@ export interface LocalAnalysis {
 export interface SegmentationDiarizer extends Diarizer {
   analyze(audio: Float32Array, signal?: AbortSignal): Promise<LocalAnalysis>
   /** Spans from a speaker label per local speaker (−1: none). */
-  spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number): SpeakerSpan[]
+  spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number, everyone?: boolean): SpeakerSpan[]
 }
 
 export function createSegmentationDiarizer(options: SegmentationDiarizerOptions = {}): SegmentationDiarizer {
@@ -118,9 +118,14 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     return { local, counts: speakerCounts(local, config.countOffset), chains, ranges }
   }
 
-  function spansOf(analysis: LocalAnalysis, labels: Int32Array, duration: number): SpeakerSpan[] {
+  function spansOf(
+    analysis: LocalAnalysis,
+    labels: Int32Array,
+    duration: number,
+    everyone = false,
+  ): SpeakerSpan[] {
     const speakers = Math.max(0, ...labels) + 1
-    const activity = reconstruct(analysis.local, labels, speakers, analysis.counts)
+    const activity = reconstruct(analysis.local, labels, speakers, analysis.counts, everyone)
     return activitySpans(analysis.local, activity, duration, config.bridgeSeconds)
   }
 
@@ -139,7 +144,9 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
       checkSpeakerCount(opts)
       const analysis = await analyze(audio, opts.signal)
       const labels = await speakerLabels(audio, analysis, opts, opts.signal)
-      return spansOf(analysis, labels, audio.length / RATE)
+      // A count given names that many speakers: none of them may vanish in reconstruction.
+      const counted = opts.numSpeakers !== undefined || opts.minSpeakers !== undefined
+      return spansOf(analysis, labels, audio.length / RATE, counted)
     },
   }
 
