@@ -1,3 +1,4 @@
+import { type SpeakerCount, speakerBounds } from './diarizer.ts'
 import type { ChainTrack } from './reidentify.ts'
 
 /**
@@ -8,12 +9,9 @@ import type { ChainTrack } from './reidentify.ts'
  * too small to be scored then join a speaker by time (joinSmallChains).
  */
 
-export interface ChainClusterOptions {
+export interface ChainClusterOptions extends SpeakerCount {
   /** Score (0–1) from which two groups of chains are one speaker. */
   threshold: number
-  numSpeakers?: number
-  minSpeakers?: number
-  maxSpeakers?: number
   /** Seconds heard of each chain; without them every chain weighs the same. */
   seconds?: ArrayLike<number>
 }
@@ -29,8 +27,7 @@ export function clusterChains(
 ): Int32Array {
   const n = similarity.length
   let groups = Array.from({ length: n }, (_, i) => [i])
-  const least = Math.max(1, opts.numSpeakers ?? opts.minSpeakers ?? 1)
-  const most = Math.max(least, opts.numSpeakers ?? opts.maxSpeakers ?? Number.POSITIVE_INFINITY)
+  const { least, most } = speakerBounds(opts)
   const linkage = (x: number[], y: number[]) => {
     let sum = 0
     let known = 0

@@ -6,7 +6,7 @@
  * can place both people.
  */
 import { concat } from '../../../core/concat.ts'
-import { cosineSimilarity, type SpeakerEmbedder } from '../speaker/embedder.ts'
+import { type SpeakerEmbedder, verificationScore } from '../speaker/embedder.ts'
 import type { LocalSpeakers } from './local-speakers.ts'
 import { frameSample } from './reconstruct.ts'
 import { type ChainTrack, chainTracks } from './reidentify.ts'
@@ -53,7 +53,8 @@ export function splitChains(
   tracks.forEach((track, c) => {
     const stretches = stretchesOf(audio, local, track, embedder, opts)
     const cuts: number[] = []
-    bisect(stretches, 0, stretches.length, opts.cutBelow, cuts)
+    const score = (a: Float32Array, b: Float32Array) => verificationScore(embedder, a, b)
+    bisect(stretches, 0, stretches.length, { score, cutBelow: opts.cutBelow }, cuts)
     if (cuts.length === 0) return
     const bounds = cuts.sort((a, b) => a - b).map((i) => (stretches[i - 1] as Stretch).end)
     const ids = [c, ...bounds.map(() => next++)]
@@ -110,7 +111,13 @@ function stretchesOf(
 }
 
 /** The least alike cut of stretches [from, to), if it scores under `cutBelow`; then the same on both sides. */
-function bisect(stretches: readonly Stretch[], from: number, to: number, cutBelow: number, cuts: number[]) {
+function bisect(
+  stretches: readonly Stretch[],
+  from: number,
+  to: number,
+  by: { score: (left: Float32Array, right: Float32Array) => number; cutBelow: number },
+  cuts: number[],
+) {
   const embedded = stretches.slice(from, to).filter((s) => s.embedding)
   if (embedded.length < 2) return
   const dimension = ((embedded[0] as Stretch).embedding as Float32Array).length
@@ -129,16 +136,16 @@ function bisect(stretches: readonly Stretch[], from: number, to: number, cutBelo
       leftCount++
     }
     if (leftCount === 0 || leftCount === embedded.length) continue
-    const score = cosineSimilarity(left, right)
+    const score = by.score(left, right)
     if (score < least) {
       least = score
       at = i
     }
   }
-  if (at < 0 || least >= cutBelow) return
+  if (at < 0 || least >= by.cutBelow) return
   cuts.push(at)
-  bisect(stretches, from, at, cutBelow, cuts)
-  bisect(stretches, at, to, cutBelow, cuts)
+  bisect(stretches, from, at, by, cuts)
+  bisect(stretches, at, to, by, cuts)
 }
 
 function add(sum: Float32Array, { embedding, seconds }: Stretch, sign: number) {

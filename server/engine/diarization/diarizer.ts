@@ -38,3 +38,9 @@ export function checkSpeakerCount(opts: SpeakerCount): SpeakerCount {
   }
   return { numSpeakers, minSpeakers, maxSpeakers }
 }
+
+/** The fewest and most speakers a count allows (a checked count: exact, or bounds, or neither). */
+export function speakerBounds(count: SpeakerCount): { least: number; most: number } {
+  const least = Math.max(1, count.numSpeakers ?? count.minSpeakers ?? 1)
+  return { least, most: Math.max(least, count.numSpeakers ?? count.maxSpeakers ?? Number.POSITIVE_INFINITY) }
+}

@@ -12,7 +12,13 @@ import { createSpeakerEmbedder, DEFAULT_VERIFICATION_THRESHOLD } from '../speake
 import { type DetectOptions, detectSpeech } from '../vad/index.ts'
 import { clusterChains, joinSmallChains } from './chain-clusters.ts'
 import { type ChainSplitOptions, type GridRange, splitChains } from './chain-splits.ts'
-import { checkSpeakerCount, type Diarizer, type SpeakerCount, type SpeakerSpan } from './diarizer.ts'
+import {
+  checkSpeakerCount,
+  type Diarizer,
+  type SpeakerCount,
+  type SpeakerSpan,
+  speakerBounds,
+} from './diarizer.ts'
 import { type LocalSpeakers, localSpeakers, RATE, speakerCounts } from './local-speakers.ts'
 import { activitySpans, reconstruct } from './reconstruct.ts'
 import {
@@ -200,8 +206,7 @@ export function createSegmentationDiarizer(options: SegmentationDiarizerOptions 
     compared.forEach((c, i) => {
       speakerOfChain[c] = clusterOf[i] as number
     })
-    const wanted = Math.max(count.numSpeakers ?? 1, count.minSpeakers ?? 1)
-    const most = count.numSpeakers ?? count.maxSpeakers ?? Number.POSITIVE_INFINITY
+    const { least: wanted, most } = speakerBounds(count)
     joinSmallChains(tracks, compared, speakerOfChain, apart, activeSeconds, {
       wanted,
       most,
