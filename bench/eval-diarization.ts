@@ -23,6 +23,7 @@ import { type LabelledTurn, parseRttm } from '../server/engine/diarization/rttm.
 import {
   createSegmentationDiarizer,
   type LocalAnalysis,
+  SEGMENTATION_DEFAULTS,
   type SegmentationDiarizerOptions,
 } from '../server/engine/diarization/segmented.ts'
 import { node } from '../server/engine/diarization/stitch.ts'
@@ -172,7 +173,8 @@ export async function evaluate(
 /** Settings the held-out evaluation chooses among (each file's on the other nine). */
 const GRID: SegmentationDiarizerOptions[] = []
 for (const bridgeSeconds of [0, 0.25, 0.5])
-  for (const countOffset of [0, 0.1, 0.2]) GRID.push({ bridgeSeconds, countOffset })
+  for (const padSeconds of [0, 0.1, 0.2])
+    GRID.push({ bridgeSeconds, vad: { ...SEGMENTATION_DEFAULTS.vad, padSeconds } })
 
 /** Each file scored with the grid's settings that err least on the other files. */
 export async function leaveOneOut(
@@ -246,10 +248,10 @@ async function main() {
   if (process.argv.includes('--leave-one-out') && !SMOKE) {
     const { scores, chosen } = await leaveOneOut(meetings, options)
     console.log(
-      '\nsettings chosen for each file on the other nine (bridgeSeconds, countOffset), held-out scores:',
+      '\nsettings chosen for each file on the other nine (bridgeSeconds, VAD padSeconds), held-out scores:',
     )
     printColumns({ 'held out': scores, system: columns.system as FileScore[] })
-    console.log(chosen.map((c, i) => `${meetings[i]?.id} ${c.bridgeSeconds}/${c.countOffset}`).join(', '))
+    console.log(chosen.map((c, i) => `${meetings[i]?.id} ${c.bridgeSeconds}/${c.vad?.padSeconds}`).join(', '))
   }
 }
 

@@ -78,10 +78,10 @@ export const SEGMENTATION_DEFAULTS = {
   minRunSeconds: 0.3,
   minChainSeconds: 1,
   split: { stretchSeconds: 5, minSeconds: 1, cutBelow: 0.05 } as Partial<ChainSplitOptions> | null,
-  vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.2 } as DetectOptions | null,
+  vad: { threshold: 0.2, minSilenceSeconds: 1, padSeconds: 0.1 } as DetectOptions | null,
   minApartSeconds: 1,
   minSpeakerSeconds: 2,
-  bridgeSeconds: 0,
+  bridgeSeconds: 0.5,
   countOffset: 0,
 }
 
