@@ -106,6 +106,23 @@ export class Sealer {
     return open(master.bytes, wrapped.subarray(8), WRAP_CONTEXT)
   }
 
+  /** The same data key wrapped by the current master key (rotation); null when it already is. */
+  rewrapped(wrapped: Uint8Array): Buffer | null {
+    return Sealer.masterIdOf(wrapped) === this.current.id ? null : this.wrap(this.unwrap(wrapped))
+  }
+
+  /**
+   * Refuses a database whose data keys were wrapped by master key `recorded` when this process holds neither it nor
+   * it as a previous key: it could seal what the other instances cannot open. `what` names the data, `variable`
+   * where the key is given.
+   */
+  assertHolds(recorded: string, what: string, variable: string): void {
+    if (!this.holds(recorded))
+      throw new SealingError(
+        `this database's ${what} is sealed with master key ${recorded}, not ${this.current.id}: give every instance the same ${variable} (docs/security.md)`,
+      )
+  }
+
   /** Which master key wrapped `wrapped` (rotation rewraps those not wrapped by the current one). */
   static masterIdOf(wrapped: Uint8Array): string {
     return Buffer.from(wrapped.buffer, wrapped.byteOffset, 8).toString('hex')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import type { VoiceParams } from '../../engine/index.ts'
 import { forgetDeleted } from '../../storage/forget.ts'
-import { open, Sealer, SealingError, seal, sealerOf as sealingKeysOf } from '../../storage/sealing.ts'
+import { open, type Sealer, seal, sealerOf as sealingKeysOf } from '../../storage/sealing.ts'
 import type { SpeechDb, SpeechStorage } from '../database.ts'
 import { importLegacyVoiceFiles } from './legacy-voice-files.ts'
 
@@ -136,10 +136,7 @@ export class VoiceStore {
       .onConflict((c) => c.column('name').doNothing())
       .execute()
     const row = await this.db.selectFrom('sealing_master').select('master_id').executeTakeFirstOrThrow()
-    if (!this.sealer.holds(row.master_id))
-      throw new SealingError(
-        `this database's voice data is sealed with master key ${row.master_id}, not ${current}: give every instance the same SPEECH_MASTER_KEY (docs/security.md)`,
-      )
+    this.sealer.assertHolds(row.master_id, 'voice data', 'SPEECH_MASTER_KEY')
   }
 
   /** Artifacts of a release before sealing (rows without a data key) sealed in place, then their plaintext cleared. */
@@ -367,8 +364,8 @@ export class VoiceStore {
       const { rows } = await sql<{ id: string; wrapped: Uint8Array }>`
         SELECT ${sql.ref(t.column)} AS id, wrapped FROM ${sql.table(t.keys)}`.execute(this.db)
       for (const row of rows) {
-        if (Sealer.masterIdOf(row.wrapped) === this.sealer.current.id) continue
-        const wrapped = this.sealer.wrap(this.sealer.unwrap(row.wrapped))
+        const wrapped = this.sealer.rewrapped(row.wrapped)
+        if (!wrapped) continue
         await sql`UPDATE ${sql.table(t.keys)} SET wrapped = ${wrapped} WHERE ${sql.ref(t.column)} = ${row.id}`.execute(
           this.db,
         )

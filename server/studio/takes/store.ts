@@ -15,7 +15,7 @@ import {
 } from '../../../schema/index.ts'
 import { forgetDeleted } from '../../storage/forget.ts'
 import { isUniqueViolation } from '../../storage/index.ts'
-import { open, Sealer, SealingError, seal, sealerOf } from '../../storage/sealing.ts'
+import { open, type Sealer, seal, sealerOf } from '../../storage/sealing.ts'
 import type { StudioStorage, StudioTables } from '../database.ts'
 
 /**
@@ -157,10 +157,7 @@ export class TakeStore {
       .select('value')
       .where('name', '=', MASTER_SETTING)
       .executeTakeFirstOrThrow()
-    if (!this.sealer.holds(row.value))
-      throw new SealingError(
-        `this database's take audio is sealed with master key ${row.value}, not ${this.sealer.current.id}: give every studio instance the same STUDIO_MASTER_KEY (docs/security.md)`,
-      )
+    this.sealer.assertHolds(row.value, 'take audio', 'STUDIO_MASTER_KEY')
   }
 
   /** Every take key not wrapped by the current master key wrapped again by it; how many were. */
@@ -168,12 +165,9 @@ export class TakeStore {
     const current = this.sealer.current.id
     let rewrapped = 0
     for (const row of await this.db.selectFrom('take_keys').select(['take_id', 'wrapped']).execute()) {
-      if (Sealer.masterIdOf(row.wrapped) === current) continue
-      await this.db
-        .updateTable('take_keys')
-        .set({ wrapped: this.sealer.wrap(this.sealer.unwrap(row.wrapped)) })
-        .where('take_id', '=', row.take_id)
-        .execute()
+      const wrapped = this.sealer.rewrapped(row.wrapped)
+      if (!wrapped) continue
+      await this.db.updateTable('take_keys').set({ wrapped }).where('take_id', '=', row.take_id).execute()
       rewrapped++
     }
     await this.db.updateTable('settings').set({ value: current }).where('name', '=', MASTER_SETTING).execute()
